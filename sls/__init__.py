@@ -1,0 +1,47 @@
+"""sls — the Symbolic Lagrangian Solver, in Python.
+
+From a mechanical system's kinetic energy ``T``, potential energy ``V``,
+friction ``fric`` and state ``x = [q; qdot]``, sls derives the mass matrix,
+Coriolis matrix, potential and friction forces and their Jacobians, and writes
+them as standalone numpy modules, with ``qddot_fun`` and ``linearized_model``.
+
+Stages (one module each): :mod:`sls.expressions` and :mod:`sls.model`
+(parse and check the model) → :mod:`sls.derive` (symbolic terms) →
+:mod:`sls.validate` (checks on derived terms) → :mod:`sls.codegen` (CSE and
+printing) → :mod:`sls.render` (Jinja2 templates) → :mod:`sls.write` (atomic,
+non-clobbering write). :mod:`sls.generate` runs them; :mod:`sls.cli` is the
+command line.
+"""
+
+__version__ = "1.0.0"
+
+from .errors import (  # noqa: E402
+    ExpressionError,
+    ModelError,
+    ModelFileError,
+    ModelTypeError,
+    OutputError,
+    SlsError,
+    UsageError,
+)
+from .generate import generate, sym_lagrangian_solver  # noqa: E402
+from .model import Model, load_example, load_python, load_toml, model_from_strings, model_from_sympy  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "sym_lagrangian_solver",
+    "generate",
+    "Model",
+    "load_example",
+    "load_python",
+    "load_toml",
+    "model_from_strings",
+    "model_from_sympy",
+    "SlsError",
+    "ExpressionError",
+    "ModelError",
+    "ModelFileError",
+    "ModelTypeError",
+    "OutputError",
+    "UsageError",
+]

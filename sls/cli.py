@@ -1,0 +1,168 @@
+"""The ``sls`` command line.
+
+Every user mistake ends in one line on stderr (``error: ...``) and a
+non-zero exit code: 2 for usage errors, 1 for model and output errors. No
+traceback is shown for them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import SlsError, UsageError
+from .generate import STAGES, generate
+from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings
+
+
+def _fail(error: SlsError) -> None:
+    click.echo(f"error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+class _Group(click.Group):
+    """Click group that turns :class:`SlsError` into one line and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except SlsError as error:
+            _fail(error)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted; nothing was written", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sls")
+def main() -> None:
+    """sls — the Symbolic Lagrangian Solver.
+
+    Derives a mechanical system's equations of motion M(q) qddot + C(q, qdot) qdot
+    + phi(q) = u - fric from its kinetic energy T, potential energy V, friction
+    and state x = [q; qdot], and writes them as standalone numpy modules
+    (M_fun, C_fun, phi_fun, fric_fun, their Jacobians, qddot_fun,
+    linearized_model, ...).
+
+    Start with `sls generate` (the bundled two-link arm) or `sls examples`.
+    """
+
+
+@main.command("examples")
+def examples_command() -> None:
+    """List the bundled example models (usable as `sls generate NAME`)."""
+    for name in example_names():
+        marker = " (default)" if name == DEFAULT_EXAMPLE else ""
+        click.echo(f"{name:<22} {example_description(name)}{marker}")
+
+
+def parse_param(text: str) -> tuple[str, float]:
+    """Parse ``NAME=NUMBER`` (a ``--param`` value)."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value:
+        raise UsageError(f"--param {text!r}: expected NAME=NUMBER, e.g. --param m=1.5")
+    try:
+        number = float(value)
+    except ValueError:
+        raise UsageError(f"--param {text!r}: {value!r} is not a number (expected NAME=NUMBER)") from None
+    if not math.isfinite(number):
+        raise UsageError(f"--param {text!r}: the value must be a finite number")
+    return name, number
+
+
+def load_model(model: str | None, T: str | None, V: str | None, fric: tuple, x: str | None, params: tuple, inputs: tuple, forces: tuple):
+    """Pick the model from the positional argument or the inline flags."""
+    inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
+    param_values = dict(parse_param(p) for p in params)
+    if model is not None and inline:
+        raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
+    if inline:
+        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--x", x)) if value is None]
+        if not fric:
+            missing.append("--fric")
+        if missing:
+            raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
+        return model_from_strings(
+            state=x.replace(",", " ").split(),
+            T=T,
+            V=V,
+            fric=fric[0] if len(fric) == 1 and fric[0].strip() == "0" else list(fric),
+            params=param_values,
+            inputs=list(inputs) if inputs else None,
+            forces=list(forces) if forces else None,
+            name="model",
+            source="inline flags",
+        )
+    if inputs or forces:
+        raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
+    loaded = _load_named(model or DEFAULT_EXAMPLE)
+    if param_values:
+        unknown = sorted(set(param_values) - set(loaded.params))
+        if unknown:
+            raise UsageError(f"--param {unknown[0]}: the model has no parameter of that name (it has: {', '.join(loaded.params) or 'none'})")
+        from dataclasses import replace
+
+        loaded = replace(loaded, params={**loaded.params, **param_values})
+    return loaded
+
+
+def _load_named(model: str):
+    path = Path(model)
+    if path.suffix == ".toml":
+        return load_toml(path)
+    if path.suffix == ".py":
+        return load_python(path)
+    if path.exists():
+        raise UsageError(f"{model}: model files must end in .toml or .py")
+    if any(sep in model for sep in ("/", "\\")) or "." in model:
+        raise UsageError(f"{model}: no such model file")
+    return load_example(model)
+
+
+@main.command("generate")
+@click.argument("model", required=False)
+@click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
+@click.option("--V", "V", metavar="EXPR", help="Potential energy V(q) (inline model).")
+@click.option("--fric", multiple=True, metavar="EXPR", help="Friction force, once per degree of freedom; --fric 0 for none.")
+@click.option("--x", "x", metavar="NAMES", help='State names, q first then qdot: --x "q1 q2 dq1 dq2".')
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Parameter default, repeatable (also overrides a model file's [params]).")
+@click.option("--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map).")
+@click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
+@click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
+@click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+def generate_command(model, T, V, fric, x, params, inputs, forces, out, verbose, quiet) -> None:
+    """Generate the equations of motion of MODEL into --out.
+
+    MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
+    executed as your own code) or a bundled example's name (see `sls
+    examples`); without MODEL and without inline flags the bundled two-link
+    arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
+
+      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
+    """
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces)
+    for name in loaded.unused_params:
+        click.echo(f"warning: parameter '{name}' is not used by the model", err=True)
+    show_bar = not quiet and sys.stderr.isatty()
+    if show_bar:
+        with click.progressbar(length=len(STAGES), label=f"generating {loaded.name}", file=sys.stderr) as bar:
+            report = generate(loaded, out, on_stage=lambda stage: bar.update(1))
+    else:
+        report = generate(loaded, out)
+    if verbose:
+        for stage, seconds in report.timings.items():
+            click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)
+    if not quiet:
+        click.echo(
+            f"wrote {len(report.files)} files to {out}/ ({loaded.name}: n = {loaded.n}, m = {loaded.m}) in {report.total:.2f} s"
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,54 @@
+"""Exception hierarchy of sls.
+
+Every mistake a user can make ends in one of these, with a one-line message
+that says what is wrong and where. The CLI prints only the message and maps
+the class to an exit code (:data:`ModelError` → 1, :data:`UsageError` → 2).
+
+* :class:`SlsError` — base of all sls errors.
+* :class:`ExpressionError` (``ValueError``) — an expression string that does
+  not parse or uses something outside the whitelist.
+* :class:`ModelError` (``ValueError``) — a model that parses but is wrong
+  (T not quadratic in q̇, wrong ``fric`` length, singular mass matrix, ...).
+* :class:`ModelFileError` (``ModelError``) — a model file that is missing,
+  unreadable, malformed, or lacks a key.
+* :class:`ModelTypeError` (``TypeError``) — a Python-API argument of the wrong
+  type (e.g. ``T`` is a string instead of a sympy expression).
+* :class:`UsageError` (``ValueError``) — command-line usage mistakes such as
+  ``--param`` text that is not ``NAME=NUMBER``.
+* :class:`OutputError` (``ValueError``) — the output directory cannot be
+  written safely (it is a file, or holds a file sls did not write).
+"""
+
+from __future__ import annotations
+
+
+class SlsError(Exception):
+    """Base class of every error sls raises on purpose."""
+
+    exit_code = 1
+
+
+class ExpressionError(SlsError, ValueError):
+    """An expression string does not parse or uses a forbidden construct."""
+
+
+class ModelError(SlsError, ValueError):
+    """The model is malformed (wrong shapes, non-quadratic T, singular M, ...)."""
+
+
+class ModelFileError(ModelError):
+    """A model file is missing, unreadable, malformed or lacks a key."""
+
+
+class ModelTypeError(SlsError, TypeError):
+    """A Python-API argument has the wrong type."""
+
+
+class UsageError(SlsError, ValueError):
+    """The command line was used wrongly."""
+
+    exit_code = 2
+
+
+class OutputError(SlsError, ValueError):
+    """The output directory cannot be written without losing something."""

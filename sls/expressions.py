@@ -1,0 +1,240 @@
+"""Safe parsing of expression strings into sympy objects.
+
+Expression strings come from model files and command-line flags, which may be
+shared, so they are *data*: they are never passed to ``eval``, ``exec``,
+``sympify`` or ``parse_expr``. Instead the text is parsed with :func:`ast.parse`
+and the syntax tree is walked with a whitelist, building sympy objects
+directly. Accepted:
+
+* numbers (``int`` and ``float`` literals), ``pi``;
+* names (plain identifiers not starting with ``_``) → real sympy symbols;
+* ``+ - * / **`` and unary ``+ -``; ``^`` means ``**`` (MATLAB habit, same
+  precedence as ``**``; note it is right-associative like Python's ``**``);
+* calls of the whitelisted functions in :data:`FUNCTIONS` with the right
+  number of positional arguments.
+
+Everything else (attribute access, subscripts, lambdas, keyword arguments,
+comparisons, strings, calls of other names, dunder names) raises
+:class:`~sls.errors.ExpressionError` naming the offending piece. Size,
+nesting depth and numeric exponents are bounded so no input can hang the
+parser or exhaust memory.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+import sympy
+
+from .errors import ExpressionError
+
+#: Whitelisted functions: name → (sympy constructor, number of arguments).
+FUNCTIONS: dict[str, tuple[object, int]] = {
+    "sin": (sympy.sin, 1),
+    "cos": (sympy.cos, 1),
+    "tan": (sympy.tan, 1),
+    "asin": (sympy.asin, 1),
+    "acos": (sympy.acos, 1),
+    "atan": (sympy.atan, 1),
+    "atan2": (sympy.atan2, 2),
+    "sinh": (sympy.sinh, 1),
+    "cosh": (sympy.cosh, 1),
+    "tanh": (sympy.tanh, 1),
+    "exp": (sympy.exp, 1),
+    "log": (sympy.log, 1),
+    "sqrt": (sympy.sqrt, 1),
+    "abs": (sympy.Abs, 1),
+    "sign": (sympy.sign, 1),
+}
+
+#: Named constants.
+CONSTANTS: dict[str, sympy.Expr] = {"pi": sympy.pi}
+
+#: Longest accepted expression text, in characters.
+MAX_LENGTH = 100_000
+#: Deepest accepted nesting of operations and calls.
+MAX_DEPTH = 200
+#: Largest accepted magnitude of a numeric exponent.
+MAX_EXPONENT = 100
+#: Largest accepted magnitude of a number literal.
+MAX_LITERAL = 1e300
+
+_BINARY_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
+
+
+def symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol sls uses for ``name``: real-valued, no other assumptions."""
+    return sympy.Symbol(name, real=True)
+
+
+def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
+    """Parse ``text`` into a sympy expression without executing anything.
+
+    Parameters
+    ----------
+    text : str
+        The expression, e.g. ``"1/2*m*l^2*dq^2"``.
+    what : str
+        What the expression is (``"T"``, ``"fric[2]"``), used in error messages.
+
+    Returns
+    -------
+    sympy.Expr
+        The expression; every name becomes ``Symbol(name, real=True)``.
+
+    Raises
+    ------
+    ExpressionError
+        If the text is empty, too long, does not parse, or uses anything
+        outside the whitelist; the message names ``what`` and the offending piece.
+    """
+    if not isinstance(text, str):
+        raise ExpressionError(f"{what}: expected an expression string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"{what}: expression is too long ({len(text)} characters; the limit is {MAX_LENGTH})")
+    if not text.strip():
+        raise ExpressionError(f"{what}: expression is empty")
+    source = text.strip().replace("^", "**")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        where = f" at column {exc.offset}" if exc.offset else ""
+        raise ExpressionError(f"{what}: cannot parse {_quote(text)}{where}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ExpressionError(f"{what}: cannot parse {_quote(text)}: too deeply nested or too large") from None
+    return _Builder(what, source).build(tree.body, 0)
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+class _Builder:
+    """Walks a whitelisted :mod:`ast` tree and builds the sympy expression."""
+
+    def __init__(self, what: str, source: str):
+        self.what = what
+        self.source = source
+
+    def fail(self, node: ast.AST, message: str) -> ExpressionError:
+        piece = ast.get_source_segment(self.source, node) or type(node).__name__
+        column = getattr(node, "col_offset", None)
+        where = f" (column {column + 1})" if column is not None else ""
+        return ExpressionError(f"{self.what}: {message}: {_quote(piece)}{where}")
+
+    def build(self, node: ast.AST, depth: int) -> sympy.Expr:
+        if depth > MAX_DEPTH:
+            raise ExpressionError(f"{self.what}: expression is nested too deeply (more than {MAX_DEPTH} levels)")
+        if isinstance(node, ast.Constant):
+            return self.number(node)
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+            operand = self.build(node.operand, depth + 1)
+            return -operand if isinstance(node.op, ast.USub) else operand
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return self.power(node, depth)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY_OPS:
+            left = self.build(node.left, depth + 1)
+            right = self.build(node.right, depth + 1)
+            if isinstance(node.op, ast.Div) and right == 0:
+                raise self.fail(node, "division by zero")
+            return _BINARY_OPS[type(node.op)](left, right)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        raise self.fail(node, f"{_describe(node)} is not allowed in an expression")
+
+    def number(self, node: ast.Constant) -> sympy.Expr:
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(node, f"{type(value).__name__} literal is not allowed")
+        if not math.isfinite(value) or abs(value) > MAX_LITERAL:
+            raise self.fail(node, "number is too large")
+        return sympy.Integer(value) if isinstance(value, int) else sympy.Float(value)
+
+    def name(self, node: ast.Name) -> sympy.Expr:
+        name = node.id
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name in FUNCTIONS:
+            raise self.fail(node, f"function '{name}' used without a call")
+        if name.startswith("_"):
+            raise self.fail(node, "names starting with '_' are not allowed")
+        if not name.isascii():
+            raise self.fail(node, "names must be plain ASCII identifiers")
+        return symbol(name)
+
+    def power(self, node: ast.BinOp, depth: int) -> sympy.Expr:
+        base = self.build(node.left, depth + 1)
+        exponent = self.build(node.right, depth + 1)
+        if exponent.is_number:
+            value = complex(exponent.evalf(20)) if exponent.is_finite else math.inf
+            if not abs(value) <= MAX_EXPONENT:
+                raise self.fail(node, f"exponent is too large (the limit is {MAX_EXPONENT})")
+            if base.is_number and _log10_magnitude(base) * abs(value) > math.log10(MAX_LITERAL):
+                raise self.fail(node, "number is too large")
+        elif base.is_number and _log10_magnitude(base) > 3:
+            raise self.fail(node, "number raised to a symbolic power is too large")
+        if base == 0 and exponent.is_number and exponent.is_nonpositive:
+            raise self.fail(node, "zero raised to a non-positive power")
+        return base**exponent
+
+    def call(self, node: ast.Call, depth: int) -> sympy.Expr:
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node.func, f"{_describe(node.func)} is not allowed in an expression")
+        name = node.func.id
+        if name not in FUNCTIONS:
+            raise self.fail(node.func, f"unknown function '{name}' (allowed: {', '.join(FUNCTIONS)})")
+        if node.keywords:
+            raise self.fail(node, f"function '{name}' takes no keyword arguments")
+        function, arity = FUNCTIONS[name]
+        if len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
+            plural = "s" if arity != 1 else ""
+            raise self.fail(node, f"function '{name}' takes exactly {arity} argument{plural}, got {len(node.args)}")
+        args = [self.build(arg, depth + 1) for arg in node.args]
+        return function(*args)
+
+
+def _log10_magnitude(number: sympy.Expr) -> float:
+    """log10 of ``|number|`` (0 for zero), without forming huge values."""
+    magnitude = abs(complex(number.evalf(20)))
+    return math.log10(magnitude) if magnitude > 0 else 0.0
+
+
+def _describe(node: ast.AST) -> str:
+    """A short human name for a syntax node, for error messages."""
+    names = {
+        ast.Attribute: "attribute access",
+        ast.Subscript: "subscript",
+        ast.Lambda: "lambda",
+        ast.Compare: "comparison",
+        ast.BoolOp: "boolean operator",
+        ast.IfExp: "conditional expression",
+        ast.Tuple: "tuple",
+        ast.List: "list",
+        ast.Dict: "dict",
+        ast.Set: "set",
+        ast.JoinedStr: "f-string",
+        ast.NamedExpr: "assignment expression",
+        ast.Starred: "starred expression",
+        ast.Call: "call",
+        ast.Await: "await",
+        ast.GeneratorExp: "generator expression",
+        ast.ListComp: "comprehension",
+        ast.SetComp: "comprehension",
+        ast.DictComp: "comprehension",
+    }
+    if isinstance(node, ast.BinOp):
+        return f"operator '{type(node.op).__name__}'"
+    if isinstance(node, ast.UnaryOp):
+        return f"unary operator '{type(node.op).__name__}'"
+    return names.get(type(node), type(node).__name__)

@@ -1,0 +1,102 @@
+"""The pipeline: model → derive → validate → codegen → render → write.
+
+:func:`generate` runs every stage for a :class:`~sls.model.Model` and
+returns a :class:`Report` with per-stage timings. Nothing is written unless
+every earlier stage succeeded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import codegen, derive, render, validate, write
+from .model import Model, model_from_sympy
+
+#: Stage names in order, as reported to ``on_stage`` callbacks.
+STAGES = ("derive", "validate", "codegen", "render", "write")
+
+
+@dataclass
+class Report:
+    """What a generation did: the output folder, its files and stage timings (s)."""
+
+    out_dir: Path
+    files: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        """Total time of all stages, in seconds."""
+        return sum(self.timings.values())
+
+
+def generate(model: Model, out_dir: str | Path = "generated", on_stage: Callable[[str], None] | None = None) -> Report:
+    """Generate the package for ``model`` into ``out_dir``.
+
+    ``on_stage(name)`` is called after each stage of :data:`STAGES` finishes.
+    Raises :class:`~sls.errors.SlsError` subclasses for bad models or an
+    output directory that cannot be written safely (checked before deriving).
+    """
+    out_dir = Path(out_dir)
+    write.check_target(out_dir, [f"{name}.py" for name in render.MODULES] + ["__init__.py", "_runtime.py"])
+    report = Report(out_dir=out_dir)
+
+    def stage(name: str, action: Callable[[], object]) -> object:
+        start = time.perf_counter()
+        result = action()
+        report.timings[name] = time.perf_counter() - start
+        if on_stage is not None:
+            on_stage(name)
+        return result
+
+    dynamics = stage("derive", lambda: derive.derive(model))
+    stage("validate", lambda: validate.check_dynamics(dynamics))
+    kernels = stage("codegen", lambda: codegen.kernels(dynamics))
+    files = stage("render", lambda: render.render_package(model, kernels))
+    stage("write", lambda: write.write_package(files, out_dir))
+    report.files = sorted(files)
+    return report
+
+
+def sym_lagrangian_solver(
+    T: object,
+    V: object,
+    fric: object,
+    x: object,
+    out_dir: str | Path = "generated",
+    params: dict | None = None,
+    *,
+    inputs: object = None,
+    forces: object = None,
+    name: str = "model",
+) -> Path:
+    """Derive the equations of motion and write the generated package (the SLS entry point).
+
+    Parameters
+    ----------
+    T, V : sympy.Expr
+        Kinetic energy (quadratic in the velocities) and potential energy.
+    fric : list or Matrix of n sympy expressions, or 0
+        Friction forces.
+    x : list or Matrix of 2n sympy symbols
+        State ``[q; qdot]``: the coordinates first, then their rates.
+    out_dir : str or Path
+        Output folder; it becomes a Python package.
+    params : dict, optional
+        Default values of parameters: symbol or name → number.
+    inputs, forces : optional
+        Input symbols (m) and the generalized forces (n) they produce,
+        linear in the inputs. Without them ``u`` has length n and ``B_u = I``.
+    name : str
+        Model name used in the generated headers.
+
+    Returns
+    -------
+    Path
+        The output folder.
+    """
+    model = model_from_sympy(T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name)
+    return generate(model, out_dir).out_dir

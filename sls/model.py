@@ -1,0 +1,590 @@
+"""Stage 1: read a model from any of the three inputs and check its structure.
+
+A model is the user's ``T``, ``V``, ``fric`` and state ``x = [q; q̇]``, plus
+optional parameter defaults and an optional input map. All three ways in — a
+TOML model file, inline command-line flags, and a Python model file / the
+Python API — end in one :class:`Model`, built by :func:`build_model`, which is
+also where every structural check happens. So the three inputs cannot drift
+apart: the same model gives the same generated functions.
+
+Conventions
+-----------
+* ``x`` has length ``2n``: the ``n`` coordinates ``q`` first, then their
+  rates ``q̇`` in the same order.
+* Every symbol is ``Symbol(name, real=True)`` (see
+  :func:`sls.expressions.symbol`); sympy symbols given through the API are
+  renamed onto these, so assumptions the user attached do not change results.
+* Symbols that are neither states nor inputs are parameters; each becomes a
+  keyword argument of every generated function, defaulting to its value in
+  ``params`` (or required, when it has no value).
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import math
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import sympy
+
+from .errors import ModelError, ModelFileError, ModelTypeError
+from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
+
+#: Names that cannot be used for states, inputs or parameters: the generated
+#: functions' own argument names, the modules they use, whitelisted functions.
+RESERVED_NAMES = frozenset({"x", "u", "qddot", "np", "math"}) | frozenset(FUNCTIONS) | frozenset(CONSTANTS)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A validated mechanical model.
+
+    Attributes
+    ----------
+    name : str
+        Short name, used in generated headers (e.g. ``"pendulum"``).
+    source : str
+        Where the model came from (``"model file pendulum.toml"``, ...).
+    q, dq : tuple of sympy.Symbol, length n
+        Coordinates and their rates; the state is ``x = q + dq``.
+    T, V : sympy.Expr
+        Kinetic energy (homogeneous quadratic in ``dq``) and potential energy
+        (independent of ``dq``).
+    fric : tuple of sympy.Expr, length n
+        Friction forces, on the left-hand side: ``M q̈ + C q̇ + φ = B_u u − fric``.
+    inputs : tuple of sympy.Symbol, length m
+        Input symbols. When the model declares no input map this is
+        ``u1 … un`` and ``forces == inputs`` (``B_u = I``).
+    forces : tuple of sympy.Expr, length n
+        Generalized forces produced by the inputs, linear in ``inputs``.
+    params : dict str → float or None
+        Every parameter in signature order with its default (``None``: required).
+    actuated : bool
+        ``True`` when the model declared no input map (the classic SLS case).
+    unused_params : tuple of str
+        Parameters given a value that appear in no expression.
+    """
+
+    name: str
+    source: str
+    q: tuple
+    dq: tuple
+    T: sympy.Expr
+    V: sympy.Expr
+    fric: tuple
+    inputs: tuple
+    forces: tuple
+    params: dict = field(default_factory=dict)
+    actuated: bool = True
+    unused_params: tuple = ()
+
+    @property
+    def n(self) -> int:
+        """Number of degrees of freedom."""
+        return len(self.q)
+
+    @property
+    def m(self) -> int:
+        """Number of inputs."""
+        return len(self.inputs)
+
+    @property
+    def state(self) -> tuple:
+        """The state symbols ``q + dq`` (length 2n)."""
+        return self.q + self.dq
+
+
+# --------------------------------------------------------------------------
+# names and values
+
+
+def check_name(name: object, what: str) -> str:
+    """Return ``name`` if it can be a symbol in generated code, else raise.
+
+    A valid name is a plain ASCII identifier, not a Python keyword or builtin,
+    not starting with ``_`` and not one of :data:`RESERVED_NAMES`.
+    """
+    if not isinstance(name, str):
+        raise ModelError(f"{what}: name must be a string, got {name!r}")
+    if not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
+        raise ModelError(f"{what}: {name!r} is not a plain identifier (letters, digits and '_', not starting with a digit)")
+    if name.startswith("_"):
+        raise ModelError(f"{what}: {name!r} starts with '_', which is reserved for generated code")
+    if name in RESERVED_NAMES or hasattr(builtins, name):
+        raise ModelError(f"{what}: {name!r} is a reserved name (function, constant, Python builtin or generated-code argument)")
+    return name
+
+
+def check_value(name: str, value: object) -> float:
+    """Return a parameter value as a finite float, or raise :class:`ModelError`."""
+    if isinstance(value, bool):
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}")
+    return number
+
+
+# --------------------------------------------------------------------------
+# the one constructor every input goes through
+
+
+def build_model(
+    *,
+    state: list,
+    T: sympy.Expr,
+    V: sympy.Expr,
+    fric: list,
+    params: dict | None = None,
+    inputs: list | None = None,
+    forces: list | None = None,
+    name: str = "model",
+    source: str = "Python API",
+) -> Model:
+    """Check the structure of a model and return it as a :class:`Model`.
+
+    ``state`` is a list of 2n names (``str``); ``T``, ``V`` and the entries
+    of ``fric`` and ``forces`` are sympy expressions over real symbols;
+    ``params`` maps names to default values. ``inputs``/``forces`` are given
+    together or not at all. Raises :class:`ModelError` naming the problem.
+    """
+    q, dq = _split_state(state)
+    n = len(q)
+    state_names = [s.name for s in q + dq]
+    params = dict(params or {})
+    for pname in params:
+        check_name(pname, "parameter")
+        if pname in state_names:
+            raise ModelError(f"parameter '{pname}' has the same name as a state variable")
+    defaults = {pname: check_value(pname, value) for pname, value in params.items()}
+
+    fric = _vector(fric, n, "fric", "friction")
+    if forces is None and inputs is None:
+        input_symbols = tuple(symbol(f"u{i + 1}") for i in range(n))
+        actuated = True
+        force_exprs = input_symbols
+    else:
+        if inputs is None or forces is None:
+            raise ModelError("inputs and forces must be given together (inputs: m names; forces: n generalized forces)")
+        input_names = [check_name(iname, "input") for iname in _as_list(inputs, "inputs")]
+        if not input_names:
+            raise ModelError("inputs: at least one input is needed when an input map is declared")
+        if len(set(input_names)) != len(input_names):
+            raise ModelError(f"inputs: duplicate names in {input_names}")
+        for iname in input_names:
+            if iname in state_names or iname in params:
+                raise ModelError(f"input '{iname}' has the same name as a state variable or parameter")
+        input_symbols = tuple(symbol(iname) for iname in input_names)
+        force_exprs = _vector(forces, n, "forces", "generalized force")
+        actuated = False
+    if actuated:
+        for iname in (s.name for s in input_symbols):
+            if iname in state_names or iname in params:
+                raise ModelError(
+                    f"'{iname}' names the implicit input of a fully actuated model; rename the state or parameter"
+                )
+
+    T = _expression(T, "T")
+    V = _expression(V, "V")
+    _check_kinetic_energy(T, dq)
+    _check_potential_energy(V, dq)
+    _check_forces(force_exprs, input_symbols, actuated)
+
+    used = set().union(T.free_symbols, V.free_symbols, *(e.free_symbols for e in fric + force_exprs))
+    known = set(q + dq + input_symbols)
+    free_names = sorted(s.name for s in used - known)
+    for pname in free_names:
+        check_name(pname, "parameter")
+    ordered = {pname: defaults[pname] for pname in defaults}
+    for pname in free_names:
+        ordered.setdefault(pname, None)
+    unused = tuple(p for p in defaults if p not in free_names)
+    return Model(
+        name=name,
+        source=source,
+        q=q,
+        dq=dq,
+        T=T,
+        V=V,
+        fric=fric,
+        inputs=input_symbols,
+        forces=force_exprs,
+        params=ordered,
+        actuated=actuated,
+        unused_params=unused,
+    )
+
+
+def _split_state(state: list) -> tuple[tuple, tuple]:
+    names = _as_list(state, "state")
+    names = [s.name if isinstance(s, sympy.Symbol) else s for s in names]
+    if not names:
+        raise ModelError("state: the state list is empty; give q names then q̇ names (2n names)")
+    if len(names) % 2:
+        raise ModelError(f"state: expected an even number of names (q then q̇, 2n in all), got {len(names)}")
+    for sname in names:
+        check_name(sname, "state")
+    duplicates = sorted({s for s in names if names.count(s) > 1})
+    if duplicates:
+        raise ModelError(f"state: duplicate names {', '.join(duplicates)}")
+    symbols = tuple(symbol(s) for s in names)
+    n = len(symbols) // 2
+    return symbols[:n], symbols[n:]
+
+
+def _as_list(value: object, what: str) -> list:
+    if isinstance(value, (sympy.MatrixBase, sympy.NDimArray)):
+        return list(value)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise ModelTypeError(f"{what}: expected a list, got {type(value).__name__}")
+
+
+def _expression(value: object, what: str) -> sympy.Expr:
+    if isinstance(value, bool) or not isinstance(value, (sympy.Expr, int, float)):
+        raise ModelTypeError(f"{what}: expected a sympy expression or number, got {type(value).__name__}")
+    expr = sympy.sympify(value) if not isinstance(value, sympy.Expr) else value
+    bad = [a for a in sympy.preorder_traversal(expr) if _is_forbidden(a)]
+    if bad:
+        raise ModelError(f"{what}: unsupported element {bad[0]} (use the functions {', '.join(FUNCTIONS)})")
+    return expr
+
+
+def _is_forbidden(node: sympy.Basic) -> bool:
+    """True for sympy objects sls cannot print as numeric code (I, zoo, nan, Derivative, undefined functions)."""
+    if node.is_Number:
+        return not node.is_finite or not node.is_real
+    if node in (sympy.I, sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return True
+    return isinstance(node, (sympy.Derivative, sympy.Integral, sympy.core.function.AppliedUndef))
+
+
+def _vector(value: object, n: int, what: str, noun: str) -> tuple:
+    if isinstance(value, (int, float, sympy.Expr)) and not isinstance(value, bool) and value == 0:
+        return (sympy.Integer(0),) * n
+    entries = _as_list(value, what)
+    if len(entries) != n:
+        raise ModelError(f"{what}: expected {n} entries (one {noun} per degree of freedom), got {len(entries)}")
+    return tuple(_expression(e, f"{what}[{i}]") for i, e in enumerate(entries))
+
+
+def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int]]:
+    """Split ``T`` into ``(coefficient, i, j)`` with ``T = Σ coefficient·q̇_i·q̇_j``, ``i <= j``.
+
+    Raises :class:`ModelError` naming a term that is not of this form.
+    """
+    dq_set = set(dq)
+    index = {s: i for i, s in enumerate(dq)}
+    expanded = sympy.expand(T, power_base=False, power_exp=False, log=False)
+    terms = []
+    for term in sympy.Add.make_args(expanded):
+        coefficient, velocity_part = term.as_independent(*dq, as_Add=False)
+        powers = velocity_part.as_powers_dict() if velocity_part != 1 else {}
+        velocities = []
+        for base, exponent in powers.items():
+            if base not in dq_set or not exponent.is_Integer or exponent < 1:
+                velocities = None
+                break
+            velocities += [index[base]] * int(exponent)
+        if velocities is None or len(velocities) != 2 or coefficient.free_symbols & dq_set:
+            raise ModelError(
+                "kinetic energy T must be quadratic in the velocities (T = 1/2 dq' M(q) dq); "
+                f"offending term: {term}"
+            )
+        i, j = sorted(velocities)
+        terms.append((coefficient, i, j))
+    return terms
+
+
+def _check_kinetic_energy(T: sympy.Expr, dq: tuple) -> None:
+    if T == 0:
+        raise ModelError("kinetic energy T is zero; the mass matrix would be singular")
+    quadratic_terms(T, dq)
+
+
+def _check_potential_energy(V: sympy.Expr, dq: tuple) -> None:
+    velocities = sorted(s.name for s in V.free_symbols & set(dq))
+    if velocities:
+        raise ModelError(f"potential energy V must not depend on the velocities; it contains {', '.join(velocities)}")
+
+
+def _check_forces(forces: tuple, inputs: tuple, actuated: bool) -> None:
+    if actuated:
+        return
+    for k, force in enumerate(forces):
+        for u in inputs:
+            slope = sympy.diff(force, u)
+            if slope.free_symbols & set(inputs):
+                raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {force} is not linear in {u}")
+        rest = sympy.expand(force - sum(sympy.diff(force, u) * u for u in inputs))
+        if rest != 0 and rest.free_symbols & set(inputs):
+            raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {force} is not")
+        if rest != 0:
+            declared = ", ".join(u.name for u in inputs)
+            raise ModelError(
+                f"forces[{k}]: every term of a generalized force must contain an input (declared inputs: {declared}); "
+                f"'{rest}' does not: declare its input, or move it into fric"
+            )
+
+
+# --------------------------------------------------------------------------
+# the three ways in
+
+
+def model_from_strings(
+    *,
+    state: list,
+    T: str,
+    V: str,
+    fric: list | str,
+    params: dict | None = None,
+    inputs: list | None = None,
+    forces: list | None = None,
+    name: str = "model",
+    source: str = "inline flags",
+) -> Model:
+    """Build a model from expression strings (TOML files and CLI flags).
+
+    ``fric`` is a list of n strings, or the single string ``"0"`` for none.
+    Strings are parsed by :func:`sls.expressions.parse_expression` (never
+    evaluated as code).
+    """
+    if isinstance(fric, str):
+        fric_exprs: object = parse_expression(fric, "fric")
+        if fric_exprs != 0:
+            fric_exprs = [fric_exprs]
+    else:
+        fric_exprs = [parse_expression(_text(f, f"fric[{i}]"), f"fric[{i}]") for i, f in enumerate(_as_list(fric, "fric"))]
+    force_exprs = None
+    if forces is not None:
+        force_exprs = [parse_expression(_text(f, f"forces[{i}]"), f"forces[{i}]") for i, f in enumerate(_as_list(forces, "forces"))]
+    return build_model(
+        state=[_text(s, "state") for s in _as_list(state, "state")],
+        T=parse_expression(_text(T, "T"), "T"),
+        V=parse_expression(_text(V, "V"), "V"),
+        fric=fric_exprs,
+        params=params,
+        inputs=None if inputs is None else [_text(i, "inputs") for i in _as_list(inputs, "inputs")],
+        forces=force_exprs,
+        name=name,
+        source=source,
+    )
+
+
+def _text(value: object, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ModelError(f"{what}: expected a string, got {value!r}")
+    return str(value)
+
+
+def model_from_sympy(
+    T: object,
+    V: object,
+    fric: object,
+    x: object,
+    *,
+    params: dict | None = None,
+    inputs: object = None,
+    forces: object = None,
+    name: str = "model",
+    source: str = "Python API",
+) -> Model:
+    """Build a model from sympy objects (Python model files and the API).
+
+    ``x`` is a list/Matrix of 2n sympy symbols (or names), ``fric`` a
+    list/Matrix of n expressions or ``0``; ``params`` maps symbols or names to
+    values. Symbols are renamed onto sls's real symbols.
+    """
+    state = _as_list(x, "x")
+    for s in state:
+        if not isinstance(s, (sympy.Symbol, str)):
+            raise ModelTypeError(f"x: entries must be sympy symbols, got {s!r}")
+    names = {}
+    for s in state:
+        if isinstance(s, sympy.Symbol):
+            names[s] = s.name
+    param_values = {}
+    for key, value in (params or {}).items():
+        pname = key.name if isinstance(key, sympy.Symbol) else key
+        if not isinstance(pname, str):
+            raise ModelTypeError(f"params: keys must be symbols or names, got {key!r}")
+        param_values[pname] = value
+    input_list = None
+    if inputs is not None:
+        input_list = []
+        for s in _as_list(inputs, "inputs"):
+            if not isinstance(s, (sympy.Symbol, str)):
+                raise ModelTypeError(f"inputs: entries must be sympy symbols or names, got {s!r}")
+            input_list.append(s.name if isinstance(s, sympy.Symbol) else s)
+
+    def canonical(value: object, what: str) -> object:
+        if isinstance(value, str):
+            raise ModelTypeError(f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)")
+        if isinstance(value, sympy.Basic):
+            mapping = {}
+            for s in value.free_symbols:
+                if not isinstance(s, sympy.Symbol):
+                    continue
+                check_name(s.name, f"{what}: symbol")
+                mapping[s] = symbol(s.name)
+            return value.xreplace(mapping)
+        return value
+
+    def canonical_list(value: object, what: str) -> object:
+        if isinstance(value, (list, tuple, sympy.MatrixBase, sympy.NDimArray)):
+            return [canonical(v, f"{what}[{i}]") for i, v in enumerate(_as_list(value, what))]
+        return canonical(value, what)
+
+    return build_model(
+        state=[names.get(s, s) for s in state],
+        T=canonical(T, "T"),
+        V=canonical(V, "V"),
+        fric=canonical_list(fric, "fric"),
+        params=param_values,
+        inputs=input_list,
+        forces=None if forces is None else canonical_list(forces, "forces"),
+        name=name,
+        source=source,
+    )
+
+
+def load_toml(path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None) -> Model:
+    """Read a TOML model file (see the README for the format)."""
+    path = Path(path)
+    if text is None:
+        text = _read_text(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
+    return model_from_mapping(data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path))
+
+
+#: Keys a TOML model may have.
+MODEL_KEYS = ("state", "T", "V", "fric", "params", "inputs", "forces")
+
+
+def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> Model:
+    """Build a model from the parsed TOML table ``data``."""
+    unknown = sorted(set(data) - set(MODEL_KEYS))
+    if unknown:
+        raise ModelFileError(f"{filename}: unknown key '{unknown[0]}' (allowed: {', '.join(MODEL_KEYS)})")
+    for key in ("state", "T", "V", "fric"):
+        if key not in data:
+            raise ModelFileError(f"{filename}: missing key '{key}'")
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{filename}: key 'params' must be a table of NAME = NUMBER")
+    for key in ("state", "inputs", "forces"):
+        if key in data and not isinstance(data[key], list):
+            raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
+    if not isinstance(data["fric"], (list, str)):
+        raise ModelFileError(f"{filename}: key 'fric' must be a list of n strings (or \"0\")")
+    for key in ("T", "V"):
+        if not isinstance(data[key], str):
+            raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
+    try:
+        return model_from_strings(
+            state=data["state"],
+            T=data["T"],
+            V=data["V"],
+            fric=data["fric"],
+            params=params,
+            inputs=data.get("inputs"),
+            forces=data.get("forces"),
+            name=name,
+            source=source,
+        )
+    except (ModelError, ModelTypeError) as exc:
+        if str(exc).startswith(filename):
+            raise
+        raise type(exc)(f"{filename}: {exc}") from None
+    except ValueError as exc:  # ExpressionError
+        raise type(exc)(f"{filename}: {exc}") from None
+
+
+def load_python(path: str | Path) -> Model:
+    """Run a Python model file (the user's own code) and read its model.
+
+    The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
+    ``inputs`` and ``forces`` at module level.
+    """
+    import runpy
+
+    path = Path(path)
+    _read_text(path)
+    try:
+        namespace = runpy.run_path(str(path), run_name="__sls_model__")
+    except SystemExit as exc:
+        raise ModelFileError(f"{path}: the model file called exit({exc.code})") from None
+    except Exception as exc:  # the user's own code failed: say so in one line
+        raise ModelFileError(f"{path}: running the model file failed: {type(exc).__name__}: {exc}") from None
+    for key in ("T", "V", "fric", "x"):
+        if key not in namespace:
+            raise ModelFileError(f"{path}: the model file does not define '{key}' (it must define T, V, fric and x)")
+    try:
+        return model_from_sympy(
+            namespace["T"],
+            namespace["V"],
+            namespace["fric"],
+            namespace["x"],
+            params=namespace.get("params"),
+            inputs=namespace.get("inputs"),
+            forces=namespace.get("forces"),
+            name=path.stem,
+            source=f"model file {path.name}",
+        )
+    except (ModelError, ModelTypeError) as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+
+
+def _read_text(path: Path) -> str:
+    if not path.exists():
+        raise ModelFileError(f"{path}: no such model file")
+    if path.is_dir():
+        raise ModelFileError(f"{path}: is a directory, not a model file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{path}: cannot read the model file: {exc}") from None
+
+
+# --------------------------------------------------------------------------
+# bundled examples
+
+#: The example generated by a bare ``sls generate``.
+DEFAULT_EXAMPLE = "two_link_arm"
+
+
+def example_names() -> list[str]:
+    """Names of the bundled example models, sorted."""
+    folder = resources.files("sls") / "examples"
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def example_description(name: str) -> str:
+    """First comment line of a bundled example (its one-line description)."""
+    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def load_example(name: str) -> Model:
+    """Load the bundled example ``name`` (see :func:`example_names`)."""
+    names = example_names()
+    if name not in names:
+        raise ModelFileError(f"unknown example '{name}' (bundled examples: {', '.join(names)})")
+    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
+    return load_toml(f"{name}.toml", name=name, source=f"bundled example {name}", text=text)

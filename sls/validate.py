@@ -1,0 +1,98 @@
+"""Checks on the derived terms, before any code is written.
+
+:mod:`sls.model` checks what can be seen in the model itself (names, shapes,
+T quadratic in q̇, V free of q̇, forces linear in the inputs). This module
+checks what only shows after derivation:
+
+* no derived term contains ``DiracDelta`` or ``Heaviside`` (the derivatives of
+  ``sign`` and ``abs``), which numeric code cannot evaluate meaningfully;
+* the mass matrix is symmetric positive definite, tested numerically at a
+  handful of sampled states (fixed seed, so the verdict is deterministic)
+  with the default parameter values (parameters without a default are
+  sampled in [0.5, 1.5]).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy
+
+from .derive import Dynamics
+from .errors import ModelError
+
+#: How many states the mass-matrix check samples.
+SAMPLES = 8
+#: Smallest accepted ratio of the smallest to the largest eigenvalue of M.
+CONDITION_FLOOR = 1e-12
+
+_NONSMOOTH = (sympy.DiracDelta, sympy.Heaviside)
+
+
+def check_smooth(dynamics: Dynamics) -> None:
+    """Refuse derived terms containing ``DiracDelta``/``Heaviside``."""
+    terms = {
+        "the mass matrix M": dynamics.mass_matrix,
+        "dM/dx (M_jac)": dynamics.mass_matrix_jac,
+        "the Coriolis matrix C": dynamics.coriolis,
+        "dC/dx (C_jac)": dynamics.coriolis_jac,
+        "phi = dV/dq": dynamics.potential_gradient,
+        "dphi/dx (phi_jac)": dynamics.potential_gradient_jac,
+        "fric": dynamics.friction,
+        "dfric/dx (fric_jac)": dynamics.friction_jac,
+        "the input matrix B_u": dynamics.input_matrix,
+        "dB_u/dx": dynamics.input_matrix_jac,
+    }
+    for label, array in terms.items():
+        for expr in _flatten(array):
+            bad = expr.atoms(*_NONSMOOTH)
+            if bad:
+                culprit = sorted(map(str, bad))[0]
+                raise ModelError(
+                    f"{label} contains {culprit}, the derivative of sign() or abs(), which has no numeric value; "
+                    "use a smooth form instead, e.g. tanh(k*dq) for sign(dq) or sqrt(q**2 + eps**2) for abs(q)"
+                )
+
+
+def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
+    """Refuse a mass matrix that is not symmetric positive definite at sampled states."""
+    model = dynamics.model
+    n = model.n
+    rng = np.random.default_rng(20241121)
+    params = [sympy.Symbol(name, real=True) for name in model.params]
+    evaluate = sympy.lambdify([model.state, params], [list(row) for row in dynamics.mass_matrix], modules="math")
+    for _ in range(samples):
+        state = np.concatenate([rng.uniform(-math.pi, math.pi, n), rng.uniform(-1.0, 1.0, n)])
+        values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
+        try:
+            M = np.array(evaluate(state.tolist(), values), dtype=float)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            continue  # a sample on a coordinate singularity says nothing; others will
+        where = ", ".join(f"{s.name}={v:.3g}" for s, v in zip(model.q, state))
+        if not np.all(np.isfinite(M)):
+            continue
+        if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
+            raise ModelError(f"the mass matrix M is not symmetric at {where}")
+        eigenvalues = np.linalg.eigvalsh(M)
+        scale = max(abs(eigenvalues[-1]), 1e-300)
+        if eigenvalues[0] <= CONDITION_FLOOR * scale:
+            kind = "singular" if abs(eigenvalues[0]) <= CONDITION_FLOOR * scale else "not positive definite"
+            raise ModelError(
+                f"the mass matrix M = d2T/ddq2 is {kind} (not positive definite) at {where} "
+                f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}); check T"
+            )
+
+
+def check_dynamics(dynamics: Dynamics) -> None:
+    """Run every check of this module."""
+    check_smooth(dynamics)
+    check_mass_matrix(dynamics)
+
+
+def _flatten(array: object):
+    if isinstance(array, tuple):
+        for item in array:
+            yield from _flatten(item)
+    elif array is not None:
+        yield array

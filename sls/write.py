@@ -1,0 +1,163 @@
+"""Stage 5: write the rendered package atomically, without clobbering.
+
+Guarantees
+----------
+* sls overwrites only files it generated itself (recognised by the header
+  :data:`~sls.render.HEADER_MARK` on their first line). A file of the same
+  name without that header stops generation with an error naming it.
+* Every other entry of the output directory (the user's scripts, notes,
+  sub-folders) is kept.
+* The switch from the old package to the new one is atomic: the new
+  directory is assembled next to the target (the new files, plus hard links
+  to the user's entries) and exchanged with the target by one
+  ``renameat2(RENAME_EXCHANGE)`` system call. Killed at any moment, ``--out``
+  holds either the whole old package or the whole new one. Where the
+  exchange call is unavailable (not Linux, or a file system without it) two
+  renames are used instead, which leaves a window of microseconds in which
+  the directory is absent, never a mix.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .errors import OutputError
+from .render import HEADER_MARK
+
+_STAGING_PREFIX = ".sls-staging-"
+_CACHE = "__pycache__"
+
+
+def is_generated(path: Path) -> bool:
+    """True when ``path`` is a file whose first line is the sls header."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.readline().startswith(HEADER_MARK)
+    except OSError:
+        return False
+
+
+def check_target(out_dir: Path, names: list[str]) -> None:
+    """Raise :class:`OutputError` unless ``out_dir`` can take the files ``names``."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"{out_dir}: exists and is not a directory; choose another --out")
+    if not out_dir.exists():
+        return
+    for name in names:
+        target = out_dir / name
+        if target.is_dir() and not target.is_symlink():
+            raise OutputError(f"{target}: is a directory where sls writes a file; move it away or choose another --out")
+        if target.exists() or target.is_symlink():
+            if target.is_symlink() or not is_generated(target):
+                raise OutputError(
+                    f"{target}: exists and was not written by sls (no sls header); "
+                    "sls will not overwrite it: move it away or choose another --out"
+                )
+
+
+def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
+    """Write ``files`` (name → text) into ``out_dir`` atomically; return the directory."""
+    out_dir = Path(out_dir)
+    check_target(out_dir, list(files))
+    parent = out_dir.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{parent}: cannot create the output's parent directory: {exc.strerror}") from None
+    _remove_stale_staging(parent, out_dir.name)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{out_dir.name}-", dir=parent))
+    except OSError as exc:
+        raise OutputError(f"{parent}: cannot write here: {exc.strerror}") from None
+    try:
+        for name, text in files.items():
+            with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(staging, 0o777 & ~_umask())
+        if not out_dir.exists():
+            os.rename(staging, out_dir)
+            return out_dir
+        generated = set(files)
+        for entry in sorted(os.listdir(out_dir)):
+            if entry in generated or entry == _CACHE or _is_stale_module(out_dir / entry):
+                continue
+            _mirror(out_dir / entry, staging / entry)
+        _exchange(staging, out_dir)
+        # ``staging`` now holds the old contents; keep anything created meanwhile.
+        for entry in os.listdir(staging):
+            if not (out_dir / entry).exists() and entry not in generated and entry != _CACHE and not _is_stale_module(staging / entry):
+                os.rename(staging / entry, out_dir / entry)
+        shutil.rmtree(staging, ignore_errors=True)
+        return out_dir
+    except BaseException:
+        if staging.exists() and staging != out_dir:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _is_stale_module(path: Path) -> bool:
+    """An sls-generated module no longer produced (e.g. after an upgrade)."""
+    return path.suffix == ".py" and path.is_file() and not path.is_symlink() and is_generated(path)
+
+
+def _mirror(source: Path, target: Path) -> None:
+    """Recreate ``source`` at ``target`` without copying data (hard links)."""
+    if source.is_symlink():
+        os.symlink(os.readlink(source), target)
+    elif source.is_dir():
+        target.mkdir()
+        shutil.copystat(source, target)
+        for entry in os.listdir(source):
+            _mirror(source / entry, target / entry)
+    else:
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+
+def _remove_stale_staging(parent: Path, name: str) -> None:
+    """Remove staging folders an interrupted earlier run left behind."""
+    for entry in parent.glob(f"{_STAGING_PREFIX}{name}-*"):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> None:
+    """Atomically swap two directories (Linux ``renameat2``), else two renames."""
+    libc_name = ctypes.util.find_library("c")
+    renameat2 = None
+    if libc_name:
+        try:
+            renameat2 = ctypes.CDLL(libc_name, use_errno=True).renameat2
+        except (OSError, AttributeError):
+            renameat2 = None
+    if renameat2 is not None:
+        result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+        if result == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise OSError(code, os.strerror(code), str(second))
+    backup = first.with_name(first.name + "-old")
+    os.rename(second, backup)
+    os.rename(first, second)
+    os.rename(backup, first)
