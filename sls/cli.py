@@ -164,5 +164,11 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, verbose,
         )
 
 
+# Control commands (sls lqr, sls simulate) live in sls/cli_control.py.
+from .cli_control import register as _register_control  # noqa: E402
+
+_register_control(main)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -52,3 +52,16 @@ class UsageError(SlsError, ValueError):
 
 class OutputError(SlsError, ValueError):
     """The output directory cannot be written without losing something."""
+
+
+class ControlError(SlsError, ValueError):
+    """A control-workflow request that cannot be met (:mod:`sls.control`).
+
+    E.g. a state no input can hold at rest, a pair (x_eq, u_eq) that is not an
+    equilibrium, an (A, B) that is not stabilizable, or weights Q, R of the
+    wrong shape.
+    """
+
+
+class MissingDependencyError(SlsError, RuntimeError):
+    """An optional dependency (e.g. matplotlib for plots) is not installed."""
