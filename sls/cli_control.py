@@ -38,10 +38,10 @@ def _number(text: str, option: str) -> float:
             raise UsageError(f"{option}: {exc}") from None
         if expr.free_symbols:
             names = ", ".join(sorted(s.name for s in expr.free_symbols))
-            raise UsageError(f"{option} {text!r}: expected a number or a constant expression like pi/18, found {names}")
+            raise UsageError(f"{option}: entry {text!r} is not a number or a constant expression like pi/18 (it uses {names})")
         value = float(expr)
     if not math.isfinite(value):
-        raise UsageError(f"{option} {text!r}: the value must be finite")
+        raise UsageError(f"{option}: entry {text!r} is not finite")
     return value
 
 

@@ -356,10 +356,13 @@ def lqr(
     A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
     bad = _uncontrollable_unstable(A, B)
     if bad:
-        shown = ", ".join(f"{v.real:.4g}" if abs(v.imag) < 1e-12 else f"{v:.4g}" for v in bad)
+        plural = "s" if len(bad) != 1 else ""
+        scale = max(1.0, float(np.abs(A).max()))
+        kind = "unstable mode" if all(v.real > 1e-8 * scale for v in bad) else "mode"
+        where = "" if kind == "unstable mode" else " on or right of the imaginary axis"
         raise ControlError(
-            f"(A, B) is not stabilizable: {len(bad)} unstable mode{'s' if len(bad) != 1 else ''} "
-            f"(eigenvalue{'s' if len(bad) != 1 else ''} {shown}) cannot be reached by the inputs (PBH test)"
+            f"(A, B) is not stabilizable: {len(bad)} {kind}{plural}{where} (eigenvalue{plural} {_fmt(np.array(bad))}) "
+            "cannot be reached by the inputs (PBH test)"
         )
     try:
         S = scipy.linalg.solve_continuous_are(A, B, Q, R, s=N)
