@@ -16,7 +16,9 @@ command line.
 __version__ = "1.0.0"
 
 from .errors import (  # noqa: E402
+    ControlError,
     ExpressionError,
+    MissingDependencyError,
     ModelError,
     ModelFileError,
     ModelTypeError,
@@ -44,4 +46,6 @@ __all__ = [
     "ModelTypeError",
     "OutputError",
     "UsageError",
+    "ControlError",
+    "MissingDependencyError",
 ]

@@ -117,7 +117,7 @@ def _load_named(model: str):
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
-    if path.exists():
+    if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml or .py")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")

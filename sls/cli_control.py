@@ -238,6 +238,7 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
     state and the energy T + V at the start and the end; --plot writes a
     figure, --csv the samples. Example (cart-pole from a 10 degree tilt):
 
+    \b
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --save gain.json
       sls simulate cart_pole --x0 "0 10*pi/180 0 0" --t-end 8 --lqr-from gain.json --plot cart_pole.png
     """

@@ -74,3 +74,14 @@ def test_bundled_control_examples(tmp_path, name, m):
     result = CliRunner().invoke(main, ["generate", name, "--out", str(tmp_path / name), "-q"])
     assert result.exit_code == 0 and result.output == ""
     assert (tmp_path / name / "input_matrix_fun.py").exists()
+
+
+def test_folder_named_like_an_example_does_not_shadow_it(tmp_path, monkeypatch):
+    """`sls generate cart_pole --out cart_pole` works again once the folder exists."""
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["generate", "cart_pole", "--out", "cart_pole", "-q"])
+        assert result.exit_code == 0, result.stderr
+    (tmp_path / "notes").mkdir()
+    result = CliRunner().invoke(main, ["generate", "notes"])
+    assert result.exit_code == 2 and "model files must end in .toml or .py" in result.stderr
