@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 
 import sympy
 
@@ -103,7 +104,9 @@ def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
     stripped = text.strip()
     source = stripped.replace("^", "**")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "(q, q)(1)": the builder refuses it anyway
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         where = ""
         if exc.offset == 0 or (exc.offset and exc.offset > len(source)):
