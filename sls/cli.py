@@ -7,6 +7,7 @@ traceback is shown for them.
 
 from __future__ import annotations
 
+import errno
 import math
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .errors import SlsError, UsageError
+from .errors import SlsError, UsageError, one_line
 from .generate import STAGES, generate
 from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings
 
@@ -24,17 +25,40 @@ def _fail(error: SlsError) -> None:
     sys.exit(error.exit_code)
 
 
+def _usage(error: click.UsageError) -> None:
+    """Click's own usage errors, as one ``error:`` line (exit code 2)."""
+    if type(error).__name__ == "NoArgsIsHelpError":  # bare `sls`: click shows the help
+        raise error
+    hint = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+    click.echo(f"error: {one_line(error.format_message())}{hint}", err=True)
+    sys.exit(error.exit_code)
+
+
 class _Group(click.Group):
     """Click group that turns :class:`SlsError` into one line and an exit code."""
+
+    def make_context(self, *args: object, **kwargs: object) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            _usage(error)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except SlsError as error:
             _fail(error)
+        except click.UsageError as error:
+            _usage(error)
         except KeyboardInterrupt:
-            click.echo("error: interrupted; nothing was written", err=True)
+            click.echo("error: interrupted (the output folder holds the old or the new package, never a mix)", err=True)
             sys.exit(130)
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise  # click silences a closed stdout (sls examples | head)
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"error: {where}{error.strerror or error}", err=True)
+            sys.exit(1)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,6 +90,8 @@ def parse_param(text: str) -> tuple[str, float]:
     name, value = name.strip(), value.strip()
     if not sep or not name or not value:
         raise UsageError(f"--param {text!r}: expected NAME=NUMBER, e.g. --param m=1.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (expected NAME=NUMBER)")
     try:
         number = float(value)
     except ValueError:

@@ -23,9 +23,32 @@ from __future__ import annotations
 
 
 class SlsError(Exception):
-    """Base class of every error sls raises on purpose."""
+    """Base class of every error sls raises on purpose.
+
+    The message is always one line: embedded line breaks (from a TOML
+    decoder, a user's exception text, a printed sympy term) are folded into
+    spaces, so the CLI's ``error: ...`` line is exactly one line.
+    """
 
     exit_code = 1
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (one_line(args[0]),)
+        super().__init__(*args)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace containing a line break folded into one space."""
+    if text.splitlines() == [text]:
+        return text
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def brief(value: object, limit: int = 160) -> str:
+    """``str(value)`` on one line, shortened to ``limit`` characters (for terms in messages)."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class ExpressionError(SlsError, ValueError):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 
 import sympy
 
@@ -60,14 +61,6 @@ MAX_EXPONENT = 100
 #: Largest accepted magnitude of a number literal.
 MAX_LITERAL = 1e300
 
-_BINARY_OPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-}
-
-
 def symbol(name: str) -> sympy.Symbol:
     """The sympy symbol sls uses for ``name``: real-valued, no other assumptions."""
     return sympy.Symbol(name, real=True)
@@ -100,19 +93,69 @@ def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
         raise ExpressionError(f"{what}: expression is too long ({len(text)} characters; the limit is {MAX_LENGTH})")
     if not text.strip():
         raise ExpressionError(f"{what}: expression is empty")
-    source = text.strip().replace("^", "**")
+    for column, char in enumerate(text, 1):
+        if not (char.isascii() and (char.isprintable() or char in " \t\n\r")) or char == "#":
+            raise ExpressionError(
+                f"{what}: character {char!r} at column {column} of {_quote(text)} is not allowed "
+                "(expressions are plain ASCII: names, numbers, + - * / ^ ** and parentheses)"
+            )
+    # Line breaks (multi-line TOML strings) are plain white space, one character each.
+    text = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+    stripped = text.strip()
+    source = stripped.replace("^", "**")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "(q, q)(1)": the builder refuses it anyway
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
-        where = f" at column {exc.offset}" if exc.offset else ""
+        where = ""
+        if exc.offset == 0 or (exc.offset and exc.offset > len(source)):
+            where = " at the end"
+        elif exc.offset and (exc.lineno or 1) == 1:
+            where = f" at column {_original_column(stripped, exc.offset)}"
         raise ExpressionError(f"{what}: cannot parse {_quote(text)}{where}: {exc.msg}") from None
-    except (RecursionError, MemoryError, ValueError):
+    except (RecursionError, MemoryError, ValueError, OverflowError):
         raise ExpressionError(f"{what}: cannot parse {_quote(text)}: too deeply nested or too large") from None
-    return _Builder(what, source).build(tree.body, 0)
+    builder = _Builder(what, source, stripped)
+    try:
+        result = builder.build(tree.body, 0)
+    except ExpressionError:
+        raise
+    except (RecursionError, MemoryError):
+        raise ExpressionError(f"{what}: expression {_quote(text)} is too deeply nested or too large") from None
+    except (ArithmeticError, ValueError, TypeError) as exc:  # sympy refusing some numeric corner
+        raise ExpressionError(f"{what}: cannot evaluate {_quote(text)}: {type(exc).__name__}: {exc}") from None
+    bad = _non_finite_atom(result)
+    if bad is not None:
+        raise ExpressionError(
+            f"{what}: {_quote(text)} contains {bad}, which is not a finite real number (e.g. log(0), sqrt(-1), 1/0)"
+        )
+    return result
+
+
+def _original_column(stripped: str, offset: int) -> int:
+    """Map a 1-based column of the ``^``→``**`` source back to the user's text."""
+    column = 0
+    position = 0
+    for char in stripped:
+        step = 2 if char == "^" else 1
+        if position + step >= offset:
+            return column + 1
+        position += step
+        column += 1
+    return column + 1
+
+
+def _non_finite_atom(expr: sympy.Expr) -> object:
+    """The first atom of ``expr`` that is not a finite real number (I, zoo, oo, nan), else ``None``."""
+    for atom in expr.atoms(sympy.Number, sympy.NumberSymbol, sympy.core.numbers.ImaginaryUnit):
+        if atom is sympy.I or not atom.is_finite or not atom.is_extended_real:
+            return atom
+    return None
 
 
 def _quote(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
+    text = text.strip()
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return repr(text)
@@ -121,14 +164,15 @@ def _quote(text: str, limit: int = 80) -> str:
 class _Builder:
     """Walks a whitelisted :mod:`ast` tree and builds the sympy expression."""
 
-    def __init__(self, what: str, source: str):
+    def __init__(self, what: str, source: str, original: str):
         self.what = what
         self.source = source
+        self.original = original
 
     def fail(self, node: ast.AST, message: str) -> ExpressionError:
         piece = ast.get_source_segment(self.source, node) or type(node).__name__
         column = getattr(node, "col_offset", None)
-        where = f" (column {column + 1})" if column is not None else ""
+        where = f" (column {_original_column(self.original, column + 1)})" if column is not None else ""
         return ExpressionError(f"{self.what}: {message}: {_quote(piece)}{where}")
 
     def build(self, node: ast.AST, depth: int) -> sympy.Expr:
@@ -143,23 +187,53 @@ class _Builder:
             return -operand if isinstance(node.op, ast.USub) else operand
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             return self.power(node, depth)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY_OPS:
-            left = self.build(node.left, depth + 1)
-            right = self.build(node.right, depth + 1)
-            if isinstance(node.op, ast.Div) and right == 0:
-                raise self.fail(node, "division by zero")
-            return _BINARY_OPS[type(node.op)](left, right)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return self.chain(node, depth, (ast.Add, ast.Sub))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            return self.chain(node, depth, (ast.Mult, ast.Div))
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         raise self.fail(node, f"{_describe(node)} is not allowed in an expression")
+
+    def chain(self, node: ast.BinOp, depth: int, ops: tuple) -> sympy.Expr:
+        """A left-nested run of ``+ -`` (or ``* /``), built flat and without recursion.
+
+        ``a + b + c + ...`` parses as ``((a + b) + c) + ...``; walking that spine
+        iteratively keeps long sums and products within the nesting limit and
+        builds them in linear time.
+        """
+        operands = []
+        while isinstance(node, ast.BinOp) and isinstance(node.op, ops):
+            operands.append((node.op, node.right, node))
+            node = node.left
+        result = [self.build(node, depth + 1)]
+        for op, right, whole in reversed(operands):
+            value = self.build(right, depth + 1)
+            if isinstance(op, ast.Sub):
+                value = -value
+            elif isinstance(op, ast.Div):
+                if value == 0:
+                    raise self.fail(whole, "division by zero")
+                value = 1 / value if value.is_number else value**-1
+            result.append(value)
+        combined = sympy.Add(*result) if ops[0] is ast.Add else sympy.Mul(*result)
+        if combined.is_Number and _log10_magnitude(combined) > math.log10(MAX_LITERAL):
+            raise self.fail(node if not operands else operands[0][2], "number is too large")
+        if combined is sympy.nan or combined.has(sympy.zoo):
+            raise self.fail(operands[0][2] if operands else node, "division by zero")
+        return combined
 
     def number(self, node: ast.Constant) -> sympy.Expr:
         value = node.value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(node, f"{type(value).__name__} literal is not allowed")
+        if isinstance(value, int):
+            if value.bit_length() > 996:  # about 1e300
+                raise self.fail(node, "number is too large")
+            return sympy.Integer(value)
         if not math.isfinite(value) or abs(value) > MAX_LITERAL:
             raise self.fail(node, "number is too large")
-        return sympy.Integer(value) if isinstance(value, int) else sympy.Float(value)
+        return sympy.Float(value)
 
     def name(self, node: ast.Name) -> sympy.Expr:
         name = node.id
@@ -177,8 +251,9 @@ class _Builder:
         base = self.build(node.left, depth + 1)
         exponent = self.build(node.right, depth + 1)
         if exponent.is_number:
-            value = complex(exponent.evalf(20)) if exponent.is_finite else math.inf
-            if not abs(value) <= MAX_EXPONENT:
+            value = _log10_magnitude(exponent)
+            value = 10**value if value < 10 else math.inf
+            if not exponent.is_finite or not abs(value) <= MAX_EXPONENT:
                 raise self.fail(node, f"exponent is too large (the limit is {MAX_EXPONENT})")
             if base.is_number and _log10_magnitude(base) * abs(value) > math.log10(MAX_LITERAL):
                 raise self.fail(node, "number is too large")
@@ -197,16 +272,29 @@ class _Builder:
         if node.keywords:
             raise self.fail(node, f"function '{name}' takes no keyword arguments")
         function, arity = FUNCTIONS[name]
-        if len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.fail(node, f"function '{name}' takes no starred (*) arguments")
+        if len(node.args) != arity:
             plural = "s" if arity != 1 else ""
             raise self.fail(node, f"function '{name}' takes exactly {arity} argument{plural}, got {len(node.args)}")
         args = [self.build(arg, depth + 1) for arg in node.args]
-        return function(*args)
+        result = function(*args)
+        if result.is_number:
+            if _non_finite_atom(result) is not None or result.is_extended_real is False:
+                raise self.fail(node, "the value is not a finite real number")
+            if _log10_magnitude(result) > math.log10(MAX_LITERAL):
+                raise self.fail(node, "number is too large")
+        return result
 
 
 def _log10_magnitude(number: sympy.Expr) -> float:
-    """log10 of ``|number|`` (0 for zero), without forming huge values."""
-    magnitude = abs(complex(number.evalf(20)))
+    """log10 of ``|number|`` (0 for zero; ``inf`` when too large to tell), without forming huge values."""
+    try:
+        magnitude = abs(complex(number.evalf(20)))
+    except (OverflowError, TypeError, ValueError, ArithmeticError):
+        return math.inf
+    if not math.isfinite(magnitude):
+        return math.inf
     return math.log10(magnitude) if magnitude > 0 else 0.0
 
 
@@ -228,6 +316,8 @@ def _describe(node: ast.AST) -> str:
         ast.Starred: "starred expression",
         ast.Call: "call",
         ast.Await: "await",
+        ast.Yield: "yield",
+        ast.YieldFrom: "yield",
         ast.GeneratorExp: "generator expression",
         ast.ListComp: "comprehension",
         ast.SetComp: "comprehension",

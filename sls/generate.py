@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Callable
 
 from . import codegen, derive, render, validate, write
+from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy
+
+try:
+    from sympy.printing.codeprinter import PrintMethodNotImplementedError
+except ImportError:  # sympy < 1.13
+    PrintMethodNotImplementedError = NotImplementedError
 
 #: Stage names in order, as reported to ``on_stage`` callbacks.
 STAGES = ("derive", "validate", "codegen", "render", "write")
@@ -54,11 +60,25 @@ def generate(model: Model, out_dir: str | Path = "generated", on_stage: Callable
 
     dynamics = stage("derive", lambda: derive.derive(model))
     stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: codegen.kernels(dynamics))
+    kernels = stage("codegen", lambda: _codegen(dynamics))
     files = stage("render", lambda: render.render_package(model, kernels))
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
+
+
+def _codegen(dynamics: object) -> dict:
+    """Run :func:`codegen.kernels`, turning sympy's printing failures into a :class:`ModelError`."""
+    try:
+        return codegen.kernels(dynamics)
+    except SlsError:
+        raise
+    except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelError(
+            f"cannot write numeric code for this model: {brief(first, 160)}; "
+            "use functions numpy and math provide (sin, cos, exp, log, sqrt, tanh, ...)"
+        ) from None
 
 
 def sym_lagrangian_solver(

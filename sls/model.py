@@ -33,8 +33,9 @@ from importlib import resources
 from pathlib import Path
 
 import sympy
+from sympy.matrices.expressions.matexpr import MatrixElement
 
-from .errors import ModelError, ModelFileError, ModelTypeError
+from .errors import ModelError, ModelFileError, ModelTypeError, SlsError, brief
 from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
 
 #: Names that cannot be used for states, inputs or parameters: the generated
@@ -124,14 +125,14 @@ def check_name(name: object, what: str) -> str:
 
 def check_value(name: str, value: object) -> float:
     """Return a parameter value as a finite float, or raise :class:`ModelError`."""
-    if isinstance(value, bool):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}")
+    if isinstance(value, (bool, str, bytes)) or (isinstance(value, sympy.Basic) and not value.is_number):
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}")
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}") from None
     if not math.isfinite(number):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {value!r}")
+        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}")
     return number
 
 
@@ -158,6 +159,8 @@ def build_model(
     ``params`` maps names to default values. ``inputs``/``forces`` are given
     together or not at all. Raises :class:`ModelError` naming the problem.
     """
+    name = safe_label(name, "model")
+    source = safe_label(source, "Python API")
     q, dq = _split_state(state)
     n = len(q)
     state_names = [s.name for s in q + dq]
@@ -254,27 +257,40 @@ def _expression(value: object, what: str) -> sympy.Expr:
     if isinstance(value, bool) or not isinstance(value, (sympy.Expr, int, float)):
         raise ModelTypeError(f"{what}: expected a sympy expression or number, got {type(value).__name__}")
     expr = sympy.sympify(value) if not isinstance(value, sympy.Expr) else value
-    bad = [a for a in sympy.preorder_traversal(expr) if _is_forbidden(a)]
-    if bad:
-        raise ModelError(f"{what}: unsupported element {bad[0]} (use the functions {', '.join(FUNCTIONS)})")
+    for node in sympy.preorder_traversal(expr):
+        problem = _forbidden(node)
+        if problem:
+            raise ModelError(f"{what}: {problem}: {brief(node, 80)}")
     return expr
 
 
-def _is_forbidden(node: sympy.Basic) -> bool:
-    """True for sympy objects sls cannot print as numeric code (I, zoo, nan, Derivative, undefined functions)."""
-    if node.is_Number:
-        return not node.is_finite or not node.is_real
-    if node in (sympy.I, sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        return True
-    return isinstance(node, (sympy.Derivative, sympy.Integral, sympy.core.function.AppliedUndef))
+def _forbidden(node: sympy.Basic) -> str:
+    """Why sls cannot print ``node`` as numeric code ('' when it can)."""
+    if node.is_Number or node in (sympy.I, sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        if node is sympy.I or not node.is_finite or not node.is_extended_real:
+            return "not a finite real number"
+        return ""
+    if isinstance(node, (sympy.Derivative, sympy.Integral, sympy.Subs)):
+        return "unevaluated derivatives and integrals are not supported"
+    if isinstance(node, sympy.core.function.AppliedUndef):
+        return f"undefined function {node.func} (use sympy's functions, e.g. {', '.join(list(FUNCTIONS)[:6])}, ...)"
+    if isinstance(node, (sympy.MatrixBase, sympy.MatrixExpr, MatrixElement, sympy.Indexed, sympy.IndexedBase, sympy.Idx)):
+        return "matrix and indexed objects are not supported; use plain symbols"
+    if isinstance(node, sympy.Symbol) and type(node) not in (sympy.Symbol, sympy.Dummy):
+        return f"{type(node).__name__} objects are not supported; use plain symbols"
+    return ""
 
 
 def _vector(value: object, n: int, what: str, noun: str) -> tuple:
     if isinstance(value, (int, float, sympy.Expr)) and not isinstance(value, bool) and value == 0:
         return (sympy.Integer(0),) * n
+    if isinstance(value, sympy.Expr):
+        value = [value]  # one expression: the model has one degree of freedom (checked below)
     entries = _as_list(value, what)
     if len(entries) != n:
-        raise ModelError(f"{what}: expected {n} entries (one {noun} per degree of freedom), got {len(entries)}")
+        raise ModelError(
+            f"{what}: expected {n} {'entry' if n == 1 else 'entries'} (one {noun} per degree of freedom), got {len(entries)}"
+        )
     return tuple(_expression(e, f"{what}[{i}]") for i, e in enumerate(entries))
 
 
@@ -285,6 +301,7 @@ def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int
     """
     dq_set = set(dq)
     index = {s: i for i, s in enumerate(dq)}
+    _check_expandable(T, dq_set)
     expanded = sympy.expand(T, power_base=False, power_exp=False, log=False)
     terms = []
     for term in sympy.Add.make_args(expanded):
@@ -299,11 +316,30 @@ def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int
         if velocities is None or len(velocities) != 2 or coefficient.free_symbols & dq_set:
             raise ModelError(
                 "kinetic energy T must be quadratic in the velocities (T = 1/2 dq' M(q) dq); "
-                f"offending term: {term}"
+                f"offending term: {brief(term)}"
             )
         i, j = sorted(velocities)
         terms.append((coefficient, i, j))
     return terms
+
+
+def _check_expandable(T: sympy.Expr, dq_set: set) -> None:
+    """Refuse powers that could only be quadratic in q̇ by cancellation, before expanding them.
+
+    ``(q1 + dq1 + dq2)**100`` would take ages to expand; a power of a sum that
+    contains a velocity is quadratic only with exponent 2 (or 1).
+    """
+    for node in sympy.preorder_traversal(T):
+        if (
+            isinstance(node, sympy.Pow)
+            and node.base.is_Add
+            and node.base.free_symbols & dq_set
+            and not (node.exp.is_Integer and 1 <= int(node.exp) <= 2)
+        ):
+            raise ModelError(
+                "kinetic energy T must be quadratic in the velocities (T = 1/2 dq' M(q) dq); "
+                f"offending term: {brief(node)}"
+            )
 
 
 def _check_kinetic_energy(T: sympy.Expr, dq: tuple) -> None:
@@ -325,15 +361,17 @@ def _check_forces(forces: tuple, inputs: tuple, actuated: bool) -> None:
         for u in inputs:
             slope = sympy.diff(force, u)
             if slope.free_symbols & set(inputs):
-                raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {force} is not linear in {u}")
+                raise ModelError(
+                    f"forces[{k}]: generalized force must be linear in the inputs; {brief(force, 100)} is not linear in {u}"
+                )
         rest = sympy.expand(force - sum(sympy.diff(force, u) * u for u in inputs))
         if rest != 0 and rest.free_symbols & set(inputs):
-            raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {force} is not")
+            raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {brief(force, 100)} is not")
         if rest != 0:
             declared = ", ".join(u.name for u in inputs)
             raise ModelError(
                 f"forces[{k}]: every term of a generalized force must contain an input (declared inputs: {declared}); "
-                f"'{rest}' does not: declare its input, or move it into fric"
+                f"'{brief(rest, 100)}' does not: declare its input, or move it into fric"
             )
 
 
@@ -413,6 +451,8 @@ def model_from_sympy(
     for s in state:
         if isinstance(s, sympy.Symbol):
             names[s] = s.name
+    if params is not None and not isinstance(params, dict):
+        raise ModelTypeError(f"params: expected a dict of symbol or name -> number, got {type(params).__name__}")
     param_values = {}
     for key, value in (params or {}).items():
         pname = key.name if isinstance(key, sympy.Symbol) else key
@@ -505,11 +545,9 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             name=name,
             source=source,
         )
-    except (ModelError, ModelTypeError) as exc:
+    except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
         if str(exc).startswith(filename):
             raise
-        raise type(exc)(f"{filename}: {exc}") from None
-    except ValueError as exc:  # ExpressionError
         raise type(exc)(f"{filename}: {exc}") from None
 
 
@@ -544,8 +582,21 @@ def load_python(path: str | Path) -> Model:
             name=path.stem,
             source=f"model file {path.name}",
         )
-    except (ModelError, ModelTypeError) as exc:
+    except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None
+
+
+def safe_label(text: object, default: str) -> str:
+    """``text`` made safe for a comment or docstring of generated code.
+
+    Model names and sources come from file names and API arguments; they are
+    written into headers, so line breaks, quotes and backslashes (which could
+    end a comment or a docstring) and non-ASCII characters become ``_``.
+    """
+    if not isinstance(text, str) or not text:
+        return default
+    cleaned = "".join(c if c.isascii() and c.isprintable() and c not in "\"'\\`" else "_" for c in text)
+    return cleaned[:120]
 
 
 def _read_text(path: Path) -> str:

@@ -8,6 +8,7 @@ written here (see :mod:`sls.write`).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from pathlib import Path
 
@@ -130,7 +131,68 @@ def render_package(model: Model, kernels: dict[str, Kernel]) -> dict[str, str]:
         files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, kernel=kernels[name])
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx)
     files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=MODULES)
-    return {name: _tidy(text) for name, text in sorted(files.items())}
+    files = {name: _tidy(text) for name, text in sorted(files.items())}
+    check_names(model, files)
+    return files
+
+
+def check_names(model: Model, files: dict[str, str]) -> None:
+    """Refuse a model whose state/input/parameter names the generated code also uses.
+
+    The generated functions keep the user's names: states and inputs are
+    unpacked into locals of those names and parameters are keyword arguments.
+    A user name equal to one of the code's own locals or imports (``M``,
+    ``rhs``, ``out``, ``as_state``, ...) would be shadowed and give wrong
+    numbers, so it is refused here, before anything is written. The check
+    reads the rendered code, so it follows the templates automatically.
+    """
+    user = {s.name for s in model.state} | {s.name for s in model.inputs} | set(model.params)
+    for filename, text in files.items():
+        if filename in ("__init__.py", "_runtime.py"):
+            continue
+        tree = ast.parse(text, filename=filename)
+        taken = _module_names(tree)
+        for function in (node for node in tree.body if isinstance(node, ast.FunctionDef)):
+            taken |= {a.arg for a in function.args.posonlyargs + function.args.args}
+            taken |= _local_names(function, user)
+        clash = sorted(user & taken)
+        if clash:
+            from .errors import ModelError
+
+            raise ModelError(
+                f"the name '{clash[0]}' is also a variable of the generated code ({filename}); "
+                f"rename that state, input or parameter (e.g. '{clash[0]}_')"
+            )
+
+
+def _module_names(tree: ast.Module) -> set:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _local_names(function: ast.FunctionDef, user: set) -> set:
+    """Names a function binds itself, except the unpacking of states/inputs (all-user-name tuples)."""
+    unpacked = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
+            elements = node.targets[0].elts
+            if all(isinstance(e, ast.Name) and (e.id in user or e.id.startswith("_")) for e in elements):
+                unpacked |= {id(e) for e in elements}
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in unpacked:
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not function:
+            names.add(node.name)
+    return names
 
 
 def _tidy(text: str) -> str:

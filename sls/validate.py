@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 
 from .derive import Dynamics
-from .errors import ModelError
+from .errors import ModelError, brief
 
 #: How many states the mass-matrix check samples.
 SAMPLES = 8
@@ -48,10 +48,18 @@ def check_smooth(dynamics: Dynamics) -> None:
         for expr in _flatten(array):
             bad = expr.atoms(*_NONSMOOTH)
             if bad:
-                culprit = sorted(map(str, bad))[0]
+                culprit = brief(sorted(map(str, bad))[0], 100)
                 raise ModelError(
-                    f"{label} contains {culprit}, the derivative of sign() or abs(), which has no numeric value; "
-                    "use a smooth form instead, e.g. tanh(k*dq) for sign(dq) or sqrt(q**2 + eps**2) for abs(q)"
+                    f"{label} contains {culprit}, the derivative of a non-smooth function (sign, abs, Min, Max, ...), "
+                    "which has no numeric value; use a smooth form instead, "
+                    "e.g. tanh(k*dq) for sign(dq) or sqrt(q**2 + eps**2) for abs(q)"
+                )
+            unevaluated = expr.atoms(sympy.Derivative, sympy.Subs)
+            if unevaluated:
+                culprit = brief(sorted(map(str, unevaluated))[0], 100)
+                raise ModelError(
+                    f"{label} contains {culprit}, a derivative sympy cannot evaluate; "
+                    "use functions with closed-form derivatives (sin, cos, exp, log, sqrt, tanh, ...)"
                 )
 
 
@@ -77,10 +85,11 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         eigenvalues = np.linalg.eigvalsh(M)
         scale = max(abs(eigenvalues[-1]), 1e-300)
         if eigenvalues[0] <= CONDITION_FLOOR * scale:
-            kind = "singular" if abs(eigenvalues[0]) <= CONDITION_FLOOR * scale else "not positive definite"
+            kind = "singular" if abs(eigenvalues[0]) <= CONDITION_FLOOR * scale else "indefinite"
             raise ModelError(
-                f"the mass matrix M = d2T/ddq2 is {kind} (not positive definite) at {where} "
-                f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}); check T"
+                f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where} "
+                f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}); "
+                "check T (every velocity must carry kinetic energy) and the parameter values"
             )
 
 

@@ -27,6 +27,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
+
 from .errors import OutputError
 from .render import HEADER_MARK
 
@@ -65,6 +70,16 @@ def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
     """Write ``files`` (name → text) into ``out_dir`` atomically; return the directory."""
     out_dir = Path(out_dir)
     check_target(out_dir, list(files))
+    if out_dir.is_symlink() and out_dir.is_dir():
+        out_dir = out_dir.resolve()  # replace the folder the link points to, keep the link
+    try:
+        return _write(files, out_dir)
+    except OSError as exc:
+        where = exc.filename or out_dir
+        raise OutputError(f"{where}: cannot write the package: {exc.strerror or exc}") from None
+
+
+def _write(files: dict[str, str], out_dir: Path) -> Path:
     parent = out_dir.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -75,6 +90,7 @@ def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
         staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{out_dir.name}-", dir=parent))
     except OSError as exc:
         raise OutputError(f"{parent}: cannot write here: {exc.strerror}") from None
+    lock = _lock(staging)  # marks the staging folder as in use until this process ends
     try:
         for name, text in files.items():
             with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
@@ -101,6 +117,9 @@ def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
         if staging.exists() and staging != out_dir:
             shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        if lock is not None:
+            os.close(lock)
 
 
 def _is_stale_module(path: Path) -> bool:
@@ -114,9 +133,9 @@ def _mirror(source: Path, target: Path) -> None:
         os.symlink(os.readlink(source), target)
     elif source.is_dir():
         target.mkdir()
-        shutil.copystat(source, target)
         for entry in os.listdir(source):
             _mirror(source / entry, target / entry)
+        shutil.copystat(source, target)  # after filling it, so its mtime is the original's
     else:
         try:
             os.link(source, target)
@@ -125,10 +144,41 @@ def _mirror(source: Path, target: Path) -> None:
 
 
 def _remove_stale_staging(parent: Path, name: str) -> None:
-    """Remove staging folders an interrupted earlier run left behind."""
+    """Remove staging folders an interrupted earlier run left behind.
+
+    A folder still locked by a running sls (see :func:`_lock`) is left alone.
+    """
     for entry in parent.glob(f"{_STAGING_PREFIX}{name}-*"):
         if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
+            try:
+                fd = os.open(entry, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                if fcntl is not None:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except OSError:
+                        continue  # another sls is writing it right now
+                shutil.rmtree(entry, ignore_errors=True)
+            finally:
+                os.close(fd)
+
+
+def _lock(folder: Path) -> int | None:
+    """Hold an exclusive ``flock`` on ``folder`` (released when the process ends, even by SIGKILL)."""
+    if fcntl is None:
+        return None
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _umask() -> int:
