@@ -373,6 +373,12 @@ def _check_forces(forces: tuple, inputs: tuple, actuated: bool) -> None:
                 f"forces[{k}]: every term of a generalized force must contain an input (declared inputs: {declared}); "
                 f"'{brief(rest, 100)}' does not: declare its input, or move it into fric"
             )
+    driving = set().union(*(force.free_symbols for force in forces))
+    idle = [u.name for u in inputs if u not in driving]
+    if idle:
+        raise ModelError(
+            f"input '{idle[0]}' appears in no generalized force; every declared input must drive some coordinate"
+        )
 
 
 # --------------------------------------------------------------------------

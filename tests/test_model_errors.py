@@ -269,3 +269,17 @@ def test_model_name_cannot_break_out_of_generated_comments(tmp_path):
     model = load_toml(path)
     assert "\n" not in model.name and '"' not in model.name
     assert "\n" not in model.source and '"' not in model.source
+
+
+def test_declared_input_that_drives_nothing_is_refused():
+    from sls.model import model_from_strings
+
+    with pytest.raises(sls.ModelError, match="input 'F' appears in no generalized force"):
+        model_from_strings(
+            state=["p", "th", "dp", "dth"],
+            T="1/2*(mc+mp)*dp^2 + mp*l*cos(th)*dp*dth + 1/2*mp*l^2*dth^2",
+            V="mp*g*l*cos(th)",
+            fric="0",
+            inputs=["F", "G"],
+            forces=["G", "0"],
+        )
