@@ -91,7 +91,9 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _z_0 = _rhs0*_r0 - _l1_0*_z_1
         return np.array([_z_0, _z_1])
     x, u = broadcast_batch(x, u)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+    if x.size > _CHUNK * 4:
+        return _chunked(qddot_fun, x, u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     u1, u2 = np.moveaxis(u, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
@@ -144,6 +146,27 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
 def _generic(M, rhs, x):
     """qddot by numpy's Cholesky check and solve (also names the state when M is not positive definite)."""
     return solve_spd(M, rhs[..., None], x)[..., 0]
+
+#: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
+_CHUNK = 8192
+
+
+def _chunked(function, x, u, params):
+    """``function`` over blocks of ``_CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
+    batch = x.shape[:-1]
+    xs = x.reshape(-1, x.shape[-1])
+    us = u.reshape(-1, u.shape[-1])
+    outs = None
+    for s in range(0, xs.shape[0], _CHUNK):
+        part = function(xs[s : s + _CHUNK], us[s : s + _CHUNK], **params)
+        parts = part if isinstance(part, tuple) else (part,)
+        if outs is None:
+            outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
+        for out, p in zip(outs, parts):
+            out[s : s + _CHUNK] = p
+    outs = [out.reshape(batch + out.shape[1:]) for out in outs]
+    return tuple(outs) if isinstance(part, tuple) else outs[0]
+
 
 class _NotPositiveDefinite(Exception):
     """A pivot of the unrolled factorization is not positive: hand over to ``_generic``."""

@@ -61,7 +61,7 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t24 = _t23*x3
         return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*(x3*x3) + beta*x4])
     x, qddot = broadcast_batch(x, qddot)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _qddot0, _qddot1 = np.moveaxis(qddot, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
