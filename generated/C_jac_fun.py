@@ -40,8 +40,8 @@ def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t7 = -_t6
         _t8 = _t7*x4
         _t9 = -_t0*_t5 + _t3*_t4
-        return np.array([[[0, _t8, 0, _t9], [0, _t7*x3 + _t8, _t9, _t9]], [[0, _t6*x3, -_t9, 0], [0, 0, 0, 0]]], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([0.0, _t8, 0.0, _t9, 0.0, _t7*x3 + _t8, _t9, _t9, 0.0, _t6*x3, -_t9, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _t0 = np.cos(x1)
     _t1 = x1 + x2
     _t2 = (1/2)*l1*l2*m2

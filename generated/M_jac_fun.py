@@ -35,8 +35,8 @@ def M_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t2 = _t1*math.sin(x1)*math.cos(_t0)
         _t3 = _t1*math.sin(_t0)*math.cos(x1)
         _t4 = (1/2)*_t2 - 1/2*_t3
-        return np.array([[[0, _t2 - _t3, 0, 0], [0, _t4, 0, 0]], [[0, _t4, 0, 0], [0, 0, 0, 0]]], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([0.0, _t2 - _t3, 0.0, 0.0, 0.0, _t4, 0.0, 0.0, 0.0, _t4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _t0 = x1 + x2
     _t1 = l1*l2*m2
     _t2 = _t1*np.sin(x1)*np.cos(_t0)

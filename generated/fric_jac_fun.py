@@ -30,8 +30,8 @@ def fric_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     x, values = as_state(x, 4)
     if values is not None:
         x1, x2, x3, x4 = values
-        return np.array([[0, 0, beta, 0], [0, 0, 0, beta]], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([0.0, 0.0, float(beta), 0.0, 0.0, 0.0, 0.0, float(beta)]).reshape((2, 4))
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     out = np.zeros(x.shape[:-1] + (2, 4))
     out[..., 0, 2] = beta
     out[..., 1, 3] = beta

@@ -30,7 +30,7 @@ def input_matrix_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     x, values = as_state(x, 4)
     if values is not None:
         x1, x2, x3, x4 = values
-        return np.array([[[0, 0, 0, 0], [0, 0, 0, 0]], [[0, 0, 0, 0], [0, 0, 0, 0]]], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     out = np.zeros(x.shape[:-1] + (2, 2, 4))
     return out

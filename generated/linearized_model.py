@@ -21,7 +21,9 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     With rhs = B_u u - C qdot - phi - fric and qddot = M^-1 rhs,
     dqddot/dx_l = M^-1 (drhs/dx_l - (dM/dx_l) qddot), which is the SLS formula
     -M^-1 (dM/dx) M^-1 rhs + M^-1 drhs/dx without forming M^-1; one Cholesky
-    factorization of M serves qddot, every column of A and B.
+    factorization of M serves qddot, every column of A and B (an
+    unrolled L D L' factorization, straight-line code on Python floats for one
+    state and elementwise on arrays for a batch).
 
     Parameters
     ----------
@@ -49,13 +51,13 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     if values is not None and inputs is not None:
         x1, x2, x3, x4 = values
         u1, u2 = inputs
-        _t0 = l1**2
+        _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
-        _t3 = _t2**2
+        _t3 = _t2*_t2
         _t4 = _t0*m2
         _t5 = math.sin(x1)
-        _t6 = _t5**2
+        _t6 = _t5*_t5
         _t7 = (1/4)*_t1
         _t8 = _t2*l1
         _t9 = x1 + x2
@@ -65,98 +67,180 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t13 = _t5*l1
         _t14 = math.sin(_t9)
         _t15 = _t11*_t14
-        _t16 = l2**2*m2
+        _t16 = (l2*l2)*m2
         _t17 = (1/4)*_t16
-        _t18 = _t10**2*_t17 + _t14**2*_t17 + (1/12)*_t16
+        _t18 = (_t10*_t10)*_t17 + (_t14*_t14)*_t17 + (1/12)*_t16
         _t19 = (1/2)*l2
         _t20 = _t10*_t19
         _t21 = _t20*m2
         _t22 = _t14*_t19
         _t23 = _t22*m2
         _t24 = _t13*_t23 + _t21*_t8
-        _t25 = _t18 + _t24
-        _t26 = (1/2)*m1
-        _t27 = _t13*_t21 - _t23*_t8
-        _t28 = _t27*x3
-        _t29 = _t27*x4
-        _t30 = x3**2
-        _t31 = -_t27
-        _t32 = g*m2
-        _t33 = -_t24
-        _t34 = _t33*x3
-        _t35 = 2*_t29
-        _t36 = _t22*_t32
-        M = np.array([[(1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7, _t25], [_t25, _t18]], dtype=float)
-        rhs = np.array([-_t28*x4 - beta*x3 - g*(_t26*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t28 + _t29), -_t20*_t32 - _t30*_t31 - beta*x4 + u2], dtype=float)
-        dM = np.array([[[0, _t12*_t13 - _t15*_t8], [0, _t27]], [[0, _t27], [0, 0]]], dtype=float)
-        drhs = np.array([[-g*(-_t13*_t26 + m2*(-_t13 - _t22)), (1/2)*_t14*g*l2*m2 - _t34*x4 - x4*(_t33*x4 + _t34), -_t35 - beta, -2*_t28 - _t35], [_t36, -_t24*_t30 + _t36, -2*_t31*x3, -beta]], dtype=float)
-        B_u = np.array([[1, 0], [0, 1]], dtype=float)
-    else:
-        x, u = broadcast_batch(x, u)
-        x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
-        u1, u2 = np.moveaxis(u, -1, 0)
-        _t0 = l1**2
-        _t1 = _t0*m1
-        _t2 = np.cos(x1)
-        _t3 = _t2**2
-        _t4 = _t0*m2
-        _t5 = np.sin(x1)
-        _t6 = _t5**2
-        _t7 = (1/4)*_t1
-        _t8 = _t2*l1
-        _t9 = x1 + x2
-        _t10 = np.cos(_t9)
-        _t11 = l2*m2
-        _t12 = _t10*_t11
-        _t13 = _t5*l1
-        _t14 = np.sin(_t9)
-        _t15 = _t11*_t14
-        _t16 = l2**2*m2
-        _t17 = (1/4)*_t16
-        _t18 = _t10**2*_t17 + _t14**2*_t17 + (1/12)*_t16
-        _t19 = (1/2)*l2
-        _t20 = _t10*_t19
-        _t21 = _t20*m2
-        _t22 = _t14*_t19
-        _t23 = _t22*m2
-        _t24 = _t13*_t23 + _t21*_t8
-        _t25 = _t18 + _t24
-        _t26 = (1/2)*m1
-        _t27 = _t13*_t21 - _t23*_t8
-        _t28 = _t27*x3
-        _t29 = _t27*x4
-        _t30 = x3**2
-        _t31 = -_t27
-        _t32 = g*m2
-        _t33 = -_t24
-        _t34 = _t33*x3
-        _t35 = 2*_t29
-        _t36 = _t22*_t32
-        batch = x.shape[:-1]
-        M = np.zeros(batch + (2, 2))
-        M[..., 0, 0] = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-        M[..., 0, 1] = _t25
-        M[..., 1, 0] = _t25
-        M[..., 1, 1] = _t18
-        rhs = np.zeros(batch + (2,))
-        rhs[..., 0] = -_t28*x4 - beta*x3 - g*(_t26*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t28 + _t29)
-        rhs[..., 1] = -_t20*_t32 - _t30*_t31 - beta*x4 + u2
-        dM = np.zeros(batch + (2, 2, 2))
-        dM[..., 0, 0, 1] = _t12*_t13 - _t15*_t8
-        dM[..., 0, 1, 1] = _t27
-        dM[..., 1, 0, 1] = _t27
-        drhs = np.zeros(batch + (2, 4))
-        drhs[..., 0, 0] = -g*(-_t13*_t26 + m2*(-_t13 - _t22))
-        drhs[..., 0, 1] = (1/2)*_t14*g*l2*m2 - _t34*x4 - x4*(_t33*x4 + _t34)
-        drhs[..., 0, 2] = -_t35 - beta
-        drhs[..., 0, 3] = -2*_t28 - _t35
-        drhs[..., 1, 0] = _t36
-        drhs[..., 1, 1] = -_t24*_t30 + _t36
-        drhs[..., 1, 2] = -2*_t31*x3
-        drhs[..., 1, 3] = -beta
-        B_u = np.zeros(batch + (2, 2))
-        B_u[..., 0, 0] = 1
-        B_u[..., 1, 1] = 1
+        _t25 = (1/2)*m1
+        _t26 = _t13*_t21 - _t23*_t8
+        _t27 = _t26*x3
+        _t28 = _t26*x4
+        _t29 = x3*x3
+        _t30 = -_t26
+        _t31 = g*m2
+        _t32 = -_t24
+        _t33 = _t32*x3
+        _t34 = 2*_t28
+        _t35 = _t22*_t31
+        _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+        _M1 = _t18 + _t24
+        _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
+        _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
+        _dM1 = _t12*_t13 - _t15*_t8
+        _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
+        _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
+        _drhs2 = -_t34 - beta
+        _drhs3 = -2*_t27 - _t34
+        _drhs5 = -_t24*_t29 + _t35
+        _drhs6 = -2*_t30*x3
+        _drhs7 = float(-beta)
+        try:
+            if not _M0 > 0.0:
+                raise _NotPositiveDefinite
+            _r0 = 1.0/_M0
+            _l1_0 = _M1*_r0
+            _d1 = _t18 - _M1*_l1_0
+            if not _d1 > 0.0:
+                raise _NotPositiveDefinite
+            _r1 = 1.0/_d1
+        except _NotPositiveDefinite:
+            return _generic(np.array([_M0, _M1, _M1, _t18], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), np.array([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], dtype=float).reshape((2, 2, 2)), np.array([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], dtype=float).reshape((2, 4)), np.array([1.0, 0.0, 0.0, 1.0], dtype=float).reshape((2, 2)), x)
+        _yq_1 = _rhs1 - _l1_0*_rhs0
+        _zq_1 = _yq_1*_r1
+        _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
+        _y0_1 = _t35 - _l1_0*_drhs0
+        _z0_1 = _y0_1*_r1
+        _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
+        _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
+        _c1_1 = _drhs5 - _t26*_zq_0
+        _y1_1 = _c1_1 - _l1_0*_c1_0
+        _z1_1 = _y1_1*_r1
+        _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
+        _y2_1 = _drhs6 - _l1_0*_drhs2
+        _z2_1 = _y2_1*_r1
+        _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
+        _y3_1 = _drhs7 - _l1_0*_drhs3
+        _z3_1 = _y3_1*_r1
+        _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
+        _yb0_1 = -_l1_0
+        _zb0_1 = _yb0_1*_r1
+        _zb0_0 = _r0 - _l1_0*_zb0_1
+        _zb1_0 = -_l1_0*_r1
+        return (
+            np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, _z0_0, _z1_0, _z2_0, _z3_0, _z0_1, _z1_1, _z2_1, _z3_1]).reshape((4, 4)),
+            np.array([0.0, 0.0, 0.0, 0.0, _zb0_0, _zb1_0, _zb0_1, _r1]).reshape((4, 2)),
+        )
+    x, u = broadcast_batch(x, u)
+    if x.size > _CHUNK * 4:
+        return _chunked(linearized_model, x, u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    u1, u2 = np.moveaxis(u, -1, 0)
+    _t0 = l1**2
+    _t1 = _t0*m1
+    _t2 = np.cos(x1)
+    _t3 = _t2**2
+    _t4 = _t0*m2
+    _t5 = np.sin(x1)
+    _t6 = _t5**2
+    _t7 = (1/4)*_t1
+    _t8 = _t2*l1
+    _t9 = x1 + x2
+    _t10 = np.cos(_t9)
+    _t11 = l2*m2
+    _t12 = _t10*_t11
+    _t13 = _t5*l1
+    _t14 = np.sin(_t9)
+    _t15 = _t11*_t14
+    _t16 = l2**2*m2
+    _t17 = (1/4)*_t16
+    _t18 = _t10**2*_t17 + _t14**2*_t17 + (1/12)*_t16
+    _t19 = (1/2)*l2
+    _t20 = _t10*_t19
+    _t21 = _t20*m2
+    _t22 = _t14*_t19
+    _t23 = _t22*m2
+    _t24 = _t13*_t23 + _t21*_t8
+    _t25 = (1/2)*m1
+    _t26 = _t13*_t21 - _t23*_t8
+    _t27 = _t26*x3
+    _t28 = _t26*x4
+    _t29 = x3**2
+    _t30 = -_t26
+    _t31 = g*m2
+    _t32 = -_t24
+    _t33 = _t32*x3
+    _t34 = 2*_t28
+    _t35 = _t22*_t31
+    _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+    _M1 = _t18 + _t24
+    _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
+    _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
+    _dM1 = _t12*_t13 - _t15*_t8
+    _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
+    _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
+    _drhs2 = -_t34 - beta
+    _drhs3 = -2*_t27 - _t34
+    _drhs5 = -_t24*_t29 + _t35
+    _drhs6 = -2*_t30*x3
+    _drhs7 = -beta
+    try:
+        if not np.all(_M0 > 0.0):
+            raise _NotPositiveDefinite
+        _r0 = 1.0/_M0
+        _l1_0 = _M1*_r0
+        _d1 = _t18 - _M1*_l1_0
+        if not np.all(_d1 > 0.0):
+            raise _NotPositiveDefinite
+        _r1 = 1.0/_d1
+    except _NotPositiveDefinite:
+        return _generic(_stack([_M0, _M1, _M1, _t18], x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], x.shape[:-1], (2,)), _stack([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], x.shape[:-1], (2, 2, 2)), _stack([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], x.shape[:-1], (2, 4)), _stack([1.0, 0.0, 0.0, 1.0], x.shape[:-1], (2, 2)), x)
+    _yq_1 = _rhs1 - _l1_0*_rhs0
+    _zq_1 = _yq_1*_r1
+    _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
+    _y0_1 = _t35 - _l1_0*_drhs0
+    _z0_1 = _y0_1*_r1
+    _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
+    _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
+    _c1_1 = _drhs5 - _t26*_zq_0
+    _y1_1 = _c1_1 - _l1_0*_c1_0
+    _z1_1 = _y1_1*_r1
+    _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
+    _y2_1 = _drhs6 - _l1_0*_drhs2
+    _z2_1 = _y2_1*_r1
+    _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
+    _y3_1 = _drhs7 - _l1_0*_drhs3
+    _z3_1 = _y3_1*_r1
+    _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
+    _yb0_1 = -_l1_0
+    _zb0_1 = _yb0_1*_r1
+    _zb0_0 = _r0 - _l1_0*_zb0_1
+    _zb1_0 = -_l1_0*_r1
+    _batch = x.shape[:-1]
+    _A = np.zeros(_batch + (4, 4))
+    _A[..., :2, 2:] = np.eye(2)
+    _A[..., 2, 0] = _z0_0
+    _A[..., 2, 1] = _z1_0
+    _A[..., 2, 2] = _z2_0
+    _A[..., 2, 3] = _z3_0
+    _A[..., 3, 0] = _z0_1
+    _A[..., 3, 1] = _z1_1
+    _A[..., 3, 2] = _z2_1
+    _A[..., 3, 3] = _z3_1
+    _B = np.zeros(_batch + (4, 2))
+    _B[..., 2, 0] = _zb0_0
+    _B[..., 2, 1] = _zb1_0
+    _B[..., 3, 0] = _zb0_1
+    _B[..., 3, 1] = _r1
+    return _A, _B
+
+
+def _generic(M, rhs, dM, drhs, B_u, x):
+    """(A, B) from the assembled arrays by numpy's Cholesky check and solve."""
     n = 2
     qddot = solve_spd(M, rhs[..., None], x)[..., 0]
     # Columns l < n: drhs/dq_l - (dM/dq_l) qddot; M does not depend on qdot.
@@ -170,3 +254,35 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     B = np.zeros(batch + (2 * n, 2))
     B[..., n:, :] = solved[..., :, 2 * n :]
     return A, B
+
+#: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
+_CHUNK = 8192
+
+
+def _chunked(function, x, u, params):
+    """``function`` over blocks of ``_CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
+    batch = x.shape[:-1]
+    xs = x.reshape(-1, x.shape[-1])
+    us = u.reshape(-1, u.shape[-1])
+    outs = None
+    for s in range(0, xs.shape[0], _CHUNK):
+        part = function(xs[s : s + _CHUNK], us[s : s + _CHUNK], **params)
+        parts = part if isinstance(part, tuple) else (part,)
+        if outs is None:
+            outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
+        for out, p in zip(outs, parts):
+            out[s : s + _CHUNK] = p
+    outs = [out.reshape(batch + out.shape[1:]) for out in outs]
+    return tuple(outs) if isinstance(part, tuple) else outs[0]
+
+
+class _NotPositiveDefinite(Exception):
+    """A pivot of the unrolled factorization is not positive: hand over to ``_generic``."""
+
+
+def _stack(entries, batch, shape):
+    """Array of shape ``batch + shape`` from flat entries (arrays of shape ``batch``, or numbers)."""
+    out = np.empty(batch + (len(entries),))
+    for k, entry in enumerate(entries):
+        out[..., k] = entry
+    return out.reshape(batch + shape)

@@ -32,8 +32,8 @@ def phi_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         x1, x2, x3, x4 = values
         _t0 = l1*math.cos(x1)
         _t1 = (1/2)*l2*math.cos(x1 + x2)
-        return np.array([g*((1/2)*_t0*m1 + m2*(_t0 + _t1)), _t1*g*m2], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([g*((1/2)*_t0*m1 + m2*(_t0 + _t1)), _t1*g*m2])
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _t0 = l1*np.cos(x1)
     _t1 = (1/2)*l2*np.cos(x1 + x2)
     out = np.zeros(x.shape[:-1] + (2,))

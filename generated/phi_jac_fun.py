@@ -33,8 +33,8 @@ def phi_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t0 = l1*math.sin(x1)
         _t1 = (1/2)*l2*math.sin(x1 + x2)
         _t2 = -_t1*g*m2
-        return np.array([[g*(-1/2*_t0*m1 + m2*(-_t0 - _t1)), _t2, 0, 0], [_t2, _t2, 0, 0]], dtype=float)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+        return np.array([g*(-1/2*_t0*m1 + m2*(-_t0 - _t1)), _t2, 0.0, 0.0, _t2, _t2, 0.0, 0.0]).reshape((2, 4))
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _t0 = l1*np.sin(x1)
     _t1 = (1/2)*l2*np.sin(x1 + x2)
     _t2 = -_t1*g*m2

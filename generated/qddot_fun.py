@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state, as_vector, broadcast_batch, singular, solve_spd
+from ._runtime import as_state, as_vector, broadcast_batch, solve_spd
 
 
 def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -20,7 +20,9 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
 
     M, C qdot, phi, fric are evaluated in one fused kernel with shared
     subexpressions; M is never inverted: the system is solved through a
-    Cholesky factorization (M is symmetric positive definite).
+    factorization M = L D L' (M is symmetric positive definite), unrolled
+    into straight-line code, on Python floats for one state and elementwise
+    on arrays for a batch.
 
     Parameters
     ----------
@@ -45,13 +47,13 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     if values is not None and inputs is not None:
         x1, x2, x3, x4 = values
         u1, u2 = inputs
-        _t0 = l1**2
+        _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
-        _t3 = _t2**2
+        _t3 = _t2*_t2
         _t4 = _t0*m2
         _t5 = math.sin(x1)
-        _t6 = _t5**2
+        _t6 = _t5*_t5
         _t7 = (1/4)*_t1
         _t8 = x1 + x2
         _t9 = math.cos(_t8)
@@ -62,19 +64,36 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t14 = math.sin(_t8)
         _t15 = _t14*l2
         _t16 = _t13*_t15
-        _t17 = l2**2*m2
+        _t17 = (l2*l2)*m2
         _t18 = (1/4)*_t17
-        _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
+        _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
         _t20 = (1/2)*_t10
-        _t21 = _t12*_t20 + (1/2)*_t16 + _t19
-        _t22 = (1/2)*_t11
-        _t23 = _t13*_t20 - _t15*_t22*m2
-        _t24 = _t23*x3
-        M = np.array([[(1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7, _t21], [_t21, _t19]], dtype=float)
-        rhs = np.array([-_t24*x4 - beta*x3 - g*(_t22*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t23*x4 + _t24), -_t20*g*m2 + _t23*x3**2 - beta*x4 + u2], dtype=float)
-        return solve_spd(M, rhs[:, None], x)[:, 0]
+        _t21 = (1/2)*_t11
+        _t22 = _t13*_t20 - _t15*_t21*m2
+        _t23 = _t22*x3
+        _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+        _M1 = _t12*_t20 + (1/2)*_t16 + _t19
+        _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
+        _rhs1 = -_t20*g*m2 + _t22*(x3*x3) - beta*x4 + u2
+        try:
+            if not _M0 > 0.0:
+                raise _NotPositiveDefinite
+            _r0 = 1.0/_M0
+            _l1_0 = _M1*_r0
+            _d1 = _t19 - _M1*_l1_0
+            if not _d1 > 0.0:
+                raise _NotPositiveDefinite
+            _r1 = 1.0/_d1
+        except _NotPositiveDefinite:
+            return _generic(np.array([_M0, _M1, _M1, _t19], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), x)
+        _y_1 = _rhs1 - _l1_0*_rhs0
+        _z_1 = _y_1*_r1
+        _z_0 = _rhs0*_r0 - _l1_0*_z_1
+        return np.array([_z_0, _z_1])
     x, u = broadcast_batch(x, u)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+    if x.size > _CHUNK * 4:
+        return _chunked(qddot_fun, x, u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     u1, u2 = np.moveaxis(u, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
@@ -97,17 +116,65 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _t18 = (1/4)*_t17
     _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
     _t20 = (1/2)*_t10
-    _t21 = _t12*_t20 + (1/2)*_t16 + _t19
-    _t22 = (1/2)*_t11
-    _t23 = _t13*_t20 - _t15*_t22*m2
-    _t24 = _t23*x3
-    batch = x.shape[:-1]
-    M = np.zeros(batch + (2, 2))
-    M[..., 0, 0] = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-    M[..., 0, 1] = _t21
-    M[..., 1, 0] = _t21
-    M[..., 1, 1] = _t19
-    rhs = np.zeros(batch + (2,))
-    rhs[..., 0] = -_t24*x4 - beta*x3 - g*(_t22*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t23*x4 + _t24)
-    rhs[..., 1] = -_t20*g*m2 + _t23*x3**2 - beta*x4 + u2
+    _t21 = (1/2)*_t11
+    _t22 = _t13*_t20 - _t15*_t21*m2
+    _t23 = _t22*x3
+    _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+    _M1 = _t12*_t20 + (1/2)*_t16 + _t19
+    _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
+    _rhs1 = -_t20*g*m2 + _t22*x3**2 - beta*x4 + u2
+    try:
+        if not np.all(_M0 > 0.0):
+            raise _NotPositiveDefinite
+        _r0 = 1.0/_M0
+        _l1_0 = _M1*_r0
+        _d1 = _t19 - _M1*_l1_0
+        if not np.all(_d1 > 0.0):
+            raise _NotPositiveDefinite
+        _r1 = 1.0/_d1
+    except _NotPositiveDefinite:
+        return _generic(_stack([_M0, _M1, _M1, _t19], x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], x.shape[:-1], (2,)), x)
+    _y_1 = _rhs1 - _l1_0*_rhs0
+    _z_1 = _y_1*_r1
+    _z_0 = _rhs0*_r0 - _l1_0*_z_1
+    _out = np.empty(x.shape[:-1] + (2,))
+    _out[..., 0] = _z_0
+    _out[..., 1] = _z_1
+    return _out
+
+
+def _generic(M, rhs, x):
+    """qddot by numpy's Cholesky check and solve (also names the state when M is not positive definite)."""
     return solve_spd(M, rhs[..., None], x)[..., 0]
+
+#: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
+_CHUNK = 8192
+
+
+def _chunked(function, x, u, params):
+    """``function`` over blocks of ``_CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
+    batch = x.shape[:-1]
+    xs = x.reshape(-1, x.shape[-1])
+    us = u.reshape(-1, u.shape[-1])
+    outs = None
+    for s in range(0, xs.shape[0], _CHUNK):
+        part = function(xs[s : s + _CHUNK], us[s : s + _CHUNK], **params)
+        parts = part if isinstance(part, tuple) else (part,)
+        if outs is None:
+            outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
+        for out, p in zip(outs, parts):
+            out[s : s + _CHUNK] = p
+    outs = [out.reshape(batch + out.shape[1:]) for out in outs]
+    return tuple(outs) if isinstance(part, tuple) else outs[0]
+
+
+class _NotPositiveDefinite(Exception):
+    """A pivot of the unrolled factorization is not positive: hand over to ``_generic``."""
+
+
+def _stack(entries, batch, shape):
+    """Array of shape ``batch + shape`` from flat entries (arrays of shape ``batch``, or numbers)."""
+    out = np.empty(batch + (len(entries),))
+    for k, entry in enumerate(entries):
+        out[..., k] = entry
+    return out.reshape(batch + shape)

@@ -34,13 +34,13 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     if values is not None and extra is not None:
         x1, x2, x3, x4 = values
         _qddot0, _qddot1 = extra
-        _t0 = l1**2
+        _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
-        _t3 = _t2**2
+        _t3 = _t2*_t2
         _t4 = _t0*m2
         _t5 = math.sin(x1)
-        _t6 = _t5**2
+        _t6 = _t5*_t5
         _t7 = (1/4)*_t1
         _t8 = x1 + x2
         _t9 = math.cos(_t8)
@@ -51,17 +51,17 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t14 = math.sin(_t8)
         _t15 = _t14*l2
         _t16 = _t13*_t15
-        _t17 = l2**2*m2
+        _t17 = (l2*l2)*m2
         _t18 = (1/4)*_t17
-        _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
+        _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
         _t20 = (1/2)*_t10
         _t21 = _t12*_t20 + (1/2)*_t16 + _t19
         _t22 = (1/2)*_t11
         _t23 = _t13*_t20 - _t15*_t22*m2
         _t24 = _t23*x3
-        return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*x3**2 + beta*x4], dtype=float)
+        return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*(x3*x3) + beta*x4])
     x, qddot = broadcast_batch(x, qddot)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0)
+    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
     _qddot0, _qddot1 = np.moveaxis(qddot, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1

@@ -22,6 +22,7 @@ from itertools import product
 
 import sympy
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from .derive import Dynamics
@@ -35,6 +36,17 @@ class ScalarPrinter(PythonCodePrinter):
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return repr(float(expr))
+
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
+        # x*x is several times faster than x**2 on Python floats (x**2 goes through pow()).
+        if expr.exp in (2, 3) and not rational:
+            base = self.parenthesize(expr.base, PRECEDENCE["Mul"], strict=False)
+            return "(" + "*".join([base] * int(expr.exp)) + ")"
+        return super()._print_Pow(expr, rational=rational)
+
+    def expression(self, expr: sympy.Expr) -> str:
+        """``expr`` as code, without a redundant pair of outer parentheses."""
+        return _strip_parens(self.doprint(expr))
 
 
 class BatchPrinter(NumPyPrinter):
@@ -63,8 +75,10 @@ BATCH = BatchPrinter()
 class Output:
     """One output array of a kernel: its name, shape and printed entries.
 
-    ``scalar``/``batch`` hold the printed entries in C order (flat); entries
-    that are exactly zero are ``None`` in ``nonzero`` order lists.
+    ``scalar``/``batch`` hold the printed entries in C order (flat); ``zero``
+    flags the entries that are exactly zero. Scalar entries are guaranteed to
+    be Python floats (entries that depend on no state are wrapped in
+    ``float(...)``), so ``np.array`` of them is float64 without a ``dtype``.
     """
 
     name: str
@@ -77,6 +91,12 @@ class Output:
     def scalar_literal(self) -> str:
         """A nested-list literal of the scalar entries (``[[a, b], [c, d]]``)."""
         return _nested(self.scalar, self.shape)
+
+    @property
+    def scalar_array(self) -> str:
+        """The scalar-path expression building the output ndarray (flat list, then reshape)."""
+        flat = "np.array([" + ", ".join(self.scalar) + "])"
+        return flat if len(self.shape) <= 1 else f"{flat}.reshape({self.shape})"
 
     @property
     def indexed(self) -> list[tuple[str, str]]:
@@ -102,38 +122,348 @@ class Kernel:
     outputs: dict = field(default_factory=dict)
 
 
-def build_kernel(arrays: dict) -> Kernel:
-    """CSE and print ``arrays`` (name → nested tuple of expressions) as one :class:`Kernel`."""
+def _float_flags(replacements: list, reduced: list, floats: frozenset) -> list:
+    """For each reduced entry: is its scalar-path value certainly a Python float?
+
+    ``floats`` are the symbols bound to Python floats (states, inputs); an
+    expression is a float when it involves one of them (directly or through a
+    temporary) or a float literal. Anything else (numbers, parameters alone)
+    may be an ``int`` when the caller passes integer parameters.
+    """
+    known = set(floats)
+    for sym, expr in replacements:
+        if _is_float(expr, known):
+            known.add(sym)
+    return [_is_float(expr, known) for expr in reduced]
+
+
+def _is_float(expr: sympy.Expr, known: set) -> bool:
+    if expr.free_symbols & known:
+        return True
+    return any(not a.is_Integer for a in expr.atoms(sympy.Number))
+
+
+def build_kernel(arrays: dict, floats: frozenset = frozenset()) -> Kernel:
+    """CSE and print ``arrays`` (name → nested tuple of expressions) as one :class:`Kernel`.
+
+    ``floats`` are the symbols that hold Python floats on the scalar path
+    (states, inputs); scalar output entries independent of them are wrapped in
+    ``float(...)`` so the returned arrays are float64 whatever the parameters.
+    """
     shapes = {name: _shape(array) for name, array in arrays.items()}
     flats = {name: list(_flatten(array)) for name, array in arrays.items()}
     everything = [expr for flat in flats.values() for expr in flat]
-    temporaries = sympy.numbered_symbols("_t", real=True)
-    replacements, reduced = sympy.cse(everything, symbols=temporaries, order="none")
-    scalar_lines = [f"{sym} = {SCALAR.doprint(expr)}" for sym, expr in replacements]
+    replacements, reduced = _cse(everything)
+    is_float = _float_flags(replacements, reduced, floats)
+    scalar_lines = [f"{sym} = {SCALAR.expression(expr)}" for sym, expr in replacements]
     batch_lines = [f"{sym} = {BATCH.doprint(expr)}" for sym, expr in replacements]
     outputs = {}
     start = 0
     for name, flat in flats.items():
         part = reduced[start : start + len(flat)]
+        flags = is_float[start : start + len(flat)]
         start += len(flat)
         outputs[name] = Output(
             name=name,
             shape=shapes[name],
-            scalar=[SCALAR.doprint(e) for e in part],
+            scalar=[_scalar_entry(e, f) for e, f in zip(part, flags)],
             batch=[BATCH.doprint(e) for e in part],
             zero=[e == 0 for e in part],
         )
     return Kernel(scalar_lines=scalar_lines, batch_lines=batch_lines, outputs=outputs)
 
 
-def kernels(dynamics: Dynamics) -> dict[str, Kernel]:
-    """The kernel of every generated module, by module name.
+def _cse(exprs: list) -> tuple[list, list]:
+    """One common-subexpression elimination over ``exprs`` (temporaries ``_t0, _t1, …``)."""
+    temporaries = sympy.numbered_symbols("_t", real=True)
+    return sympy.cse(exprs, symbols=temporaries, order="none")
 
-    ``qddot_fun`` computes ``M`` and ``rhs = B_u u − C q̇ − φ − fric``;
-    ``linearized_model`` adds ``dM`` (∂M/∂q_l stacked on the last axis),
-    ``drhs = ∂rhs/∂x`` at fixed ``q̈`` (n, 2n) and ``B_u``;
-    ``tau_fun`` computes ``M q̈ + C q̇ + φ + fric`` with ``q̈`` the symbols
-    ``_qddot0 …``.
+
+def _scalar_entry(expr: sympy.Expr, is_float: bool) -> str:
+    if expr.is_Number:
+        return repr(float(expr))
+    text = SCALAR.expression(expr)
+    return text if is_float else f"float({text})"
+
+
+# --------------------------------------------------------------------------
+# forward dynamics and linearization: one kernel plus an unrolled solve
+
+#: Largest n for which the solve with M is unrolled into straight-line code
+#: (an LDLᵀ factorization, no numpy call); larger models call numpy's solver.
+UNROLL_MAX = 8
+
+
+@dataclass(frozen=True)
+class SolverCode:
+    """Code of ``qddot_fun`` or ``linearized_model`` after the argument unpacking.
+
+    ``scalar_lines`` (Python floats) and ``batch_lines`` (arrays with leading
+    batch axes) evaluate the fused kernel, factor ``M = L D Lᵀ`` (unrolled
+    when ``unrolled``), solve and end with ``return``. A pivot ``≤ 0`` (``M``
+    not positive definite) raises ``_NotPositiveDefinite``, caught in the
+    same lines, which then hand the assembled arrays to the module's
+    ``_generic`` (numpy's Cholesky and solve, raising ``LinAlgError`` naming
+    the state).
+    """
+
+    scalar_lines: list
+    batch_lines: list
+    unrolled: bool
+
+
+def _literal(value: float) -> str:
+    return repr(value) if value >= 0 else f"({value!r})"
+
+
+def _is_name(text: str) -> bool:
+    return text.isidentifier()
+
+
+class _Emitter:
+    """Straight-line code over values that are float constants or variable names.
+
+    Folds what is known at generation time: products with ``0`` vanish,
+    with ``1`` are the other factor, constants combine.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list = []
+
+    def let(self, name: str, value: object) -> object:
+        """Bind ``value`` (a constant, a name or an expression text) and return what stands for it."""
+        if isinstance(value, float) or _is_name(value):
+            return value
+        self.lines.append(f"{name} = {value}")
+        return name
+
+    @staticmethod
+    def product(a: object, b: object) -> object:
+        if isinstance(a, float) and isinstance(b, float):
+            return a * b
+        if isinstance(a, float):
+            a, b = b, a
+        if isinstance(b, float):
+            if b == 0.0:
+                return 0.0
+            return a if b == 1.0 else f"{a}*{_literal(b)}"
+        return f"{a}*{b}"
+
+    @classmethod
+    def combine(cls, base: object, products: list) -> object:
+        """``base − Σ a·b`` over ``products = [(a, b), …]``, folded."""
+        constant = base if isinstance(base, float) else 0.0
+        terms = [] if isinstance(base, float) else [base]
+        subtracted = []
+        for a, b in products:
+            p = cls.product(a, b)
+            if isinstance(p, float):
+                constant -= p
+            else:
+                subtracted.append(p)
+        if not terms and not subtracted:
+            return constant
+        text = terms[0] if terms else "-" + subtracted.pop(0)
+        for p in subtracted:
+            text += f" - {p}"
+        if constant != 0.0:
+            text += f" + {constant!r}" if constant > 0 else f" - {-constant!r}"
+        return text
+
+
+def _factor(emit: _Emitter, M: list, n: int, check) -> tuple[dict, list]:
+    """Unrolled ``M = L D Lᵀ``; returns ``L`` ((i, j) → value, i > j) and the reciprocal pivots."""
+    L, E, reciprocal = {}, {}, []
+    for j in range(n):
+        pivot = emit.let(f"_d{j}", emit.combine(M[j][j], [(E[j, k], L[j, k]) for k in range(j)]))
+        if isinstance(pivot, float):
+            if not pivot > 0.0:
+                emit.lines.append("raise _NotPositiveDefinite")
+            reciprocal.append(1.0 / pivot if pivot != 0.0 else 0.0)
+        else:
+            emit.lines += [check(pivot), "    raise _NotPositiveDefinite"]
+            reciprocal.append(emit.let(f"_r{j}", f"1.0/{pivot}"))
+        for i in range(j + 1, n):
+            e = emit.let(f"_e{i}_{j}", emit.combine(M[j][i], [(E[i, k], L[j, k]) for k in range(j)]))
+            E[i, j] = e
+            L[i, j] = emit.let(f"_l{i}_{j}", emit.product(e, reciprocal[j]))
+    return L, reciprocal
+
+
+def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) -> list:
+    """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
+    n = len(column)
+    y = []
+    for i in range(n):
+        y.append(emit.let(f"_y{tag}_{i}", emit.combine(column[i], [(L[i, k], y[k]) for k in range(i)])))
+    z = [None] * n
+    for i in reversed(range(n)):
+        scaled = emit.product(y[i], reciprocal[i])
+        z[i] = emit.let(f"_z{tag}_{i}", emit.combine(scaled, [(L[k, i], z[k]) for k in range(i + 1, n)]))
+    return z
+
+
+def _entry_values(prefix: str, part: list, flags: list, scalar: bool, lines: list) -> list:
+    """Bind reduced output entries to names (or float constants) for the solver code."""
+    values = []
+    for k, (expr, is_float) in enumerate(zip(part, flags)):
+        if expr.is_Number:
+            values.append(float(expr))
+        elif scalar:
+            text = _scalar_entry(expr, is_float)
+            if _is_name(text):
+                values.append(text)
+            else:
+                lines.append(f"{prefix}{k} = {text}")
+                values.append(f"{prefix}{k}")
+        else:
+            text = BATCH.doprint(expr)
+            if _is_name(text):
+                values.append(text)
+            else:
+                lines.append(f"{prefix}{k} = {text}")
+                values.append(f"{prefix}{k}")
+    return values
+
+
+def _text(value: object) -> str:
+    return repr(value) if isinstance(value, float) else value
+
+
+def _assemble(values: list, shape: tuple, scalar: bool) -> str:
+    """Code building an array of ``shape`` (batch axes first) from flat ``values``."""
+    items = "[" + ", ".join(map(_text, values)) + "]"
+    if scalar:
+        return f"np.array({items}, dtype=float).reshape({shape})"
+    return f"_stack({items}, x.shape[:-1], {shape})"
+
+
+def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
+    """Shared part of :func:`qddot_code` and :func:`linearized_code`.
+
+    ``arrays`` maps names to nested tuples (``M`` is the (n, n) mass matrix);
+    the CSE runs over the upper triangle of ``M`` and every other entry.
+    ``finish(emit, values, L, reciprocal, scalar)`` appends the solves and the
+    ``return`` to ``emit.lines``; ``values`` maps names to flat value lists.
+    """
+    upper = [(a, b) for a in range(n) for b in range(a, n)]
+    flats = {name: list(_flatten(array)) for name, array in arrays.items() if name != "M"}
+    M = arrays["M"]
+    everything = [sympy.sympify(M[a][b]) for a, b in upper] + [e for flat in flats.values() for e in flat]
+    replacements, reduced = _cse(everything)
+    is_float = _float_flags(replacements, reduced, floats)
+    result = {}
+    for scalar in (True, False):
+        printer = SCALAR.expression if scalar else BATCH.doprint
+        lines = [f"{sym} = {printer(expr)}" for sym, expr in replacements]
+        parts = {}
+        start = len(upper)
+        m_values = _entry_values("_M", reduced[:start], is_float[:start], scalar, lines)
+        m_map = dict(zip(upper, m_values))
+        parts["M"] = [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]
+        for name, flat in flats.items():
+            parts[name] = _entry_values(f"_{name}", reduced[start : start + len(flat)], is_float[start : start + len(flat)], scalar, lines)
+            start += len(flat)
+        shapes = {name: _shape(array) for name, array in arrays.items()}
+        generic = "return _generic(" + ", ".join(_assemble(parts[k], shapes[k], scalar) for k in arrays) + ", x)"
+        emit = _Emitter()
+        emit.lines = lines
+        if n > UNROLL_MAX:
+            lines.append(generic)
+        else:
+            grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
+            check = (lambda d: f"if not {d} > 0.0:") if scalar else (lambda d: f"if not np.all({d} > 0.0):")
+            before = len(lines)
+            L, reciprocal = _factor(emit, grid, n, check)
+            factor_lines = lines[before:]
+            del lines[before:]
+            if factor_lines:
+                lines.append("try:")
+                lines += ["    " + line for line in factor_lines]
+                lines += ["except _NotPositiveDefinite:", "    " + generic]
+            finish(emit, parts, L, reciprocal, scalar)
+        result[scalar] = lines
+    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=n <= UNROLL_MAX)
+
+
+def qddot_code(M: tuple, rhs: tuple, floats: frozenset) -> SolverCode:
+    """``q̈ = M⁻¹ rhs``: kernel for ``M`` and ``rhs``, unrolled solve, ``return``."""
+    n = len(rhs)
+
+    def finish(emit, values, L, reciprocal, scalar):
+        z = _solve(emit, L, reciprocal, values["rhs"], "")
+        if scalar:
+            emit.lines.append("return np.array([" + ", ".join(map(_text, z)) + "])")
+        else:
+            emit.lines.append(f"_out = np.empty(x.shape[:-1] + ({n},))")
+            emit.lines += [f"_out[..., {k}] = {_text(v)}" for k, v in enumerate(z)]
+            emit.lines.append("return _out")
+
+    return _solver_code({"M": M, "rhs": rhs}, floats, n, finish)
+
+
+def linearized_code(M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, floats: frozenset) -> SolverCode:
+    """``(A, B)``: kernel for ``M, rhs, dM, drhs, B_u``, one factorization, unrolled solves, ``return``.
+
+    Column ``l`` of ``∂q̈/∂x`` solves ``M z = drhs[:, l] − (∂M/∂q_l) q̈`` (the
+    second term only for ``l < n``), column ``j`` of ``B`` solves ``M z = B_u[:, j]``.
+    """
+    n = len(rhs)
+    m = len(B_u[0]) if B_u else 0
+
+    def finish(emit, values, L, reciprocal, scalar):
+        qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
+        dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
+        A_rows = [[None] * (2 * n) for _ in range(n)]
+        for l in range(2 * n):
+            column = []
+            for a in range(n):
+                base = drhs_v[a * 2 * n + l]
+                if l < n:
+                    entry = emit.combine(base, [(dM_v[(a * n + b) * n + l], qddot[b]) for b in range(n)])
+                    base = emit.let(f"_c{l}_{a}", entry)
+                column.append(base)
+            for a, value in enumerate(_solve(emit, L, reciprocal, column, str(l))):
+                A_rows[a][l] = value
+        B_rows = [[None] * m for _ in range(n)]
+        for j in range(m):
+            for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
+                B_rows[a][j] = value
+        top_A = [[1.0 if b == n + a else 0.0 for b in range(2 * n)] for a in range(n)]
+        if scalar:
+            A_flat = [v for row in top_A + A_rows for v in row]
+            B_flat = [0.0] * (n * m) + [v for row in B_rows for v in row]
+            emit.lines.append("return (")
+            emit.lines.append("    np.array([" + ", ".join(map(_text, A_flat)) + f"]).reshape({(2 * n, 2 * n)}),")
+            emit.lines.append("    np.array([" + ", ".join(map(_text, B_flat)) + f"]).reshape({(2 * n, m)}),")
+            emit.lines.append(")")
+        else:
+            emit.lines.append("_batch = x.shape[:-1]")
+            emit.lines.append(f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))")
+            emit.lines.append(f"_A[..., :{n}, {n}:] = np.eye({n})")
+            for a in range(n):
+                for l in range(2 * n):
+                    if A_rows[a][l] != 0.0:
+                        emit.lines.append(f"_A[..., {n + a}, {l}] = {_text(A_rows[a][l])}")
+            emit.lines.append(f"_B = np.zeros(_batch + ({2 * n}, {m}))")
+            for a in range(n):
+                for j in range(m):
+                    if B_rows[a][j] != 0.0:
+                        emit.lines.append(f"_B[..., {n + a}, {j}] = {_text(B_rows[a][j])}")
+            emit.lines.append("return _A, _B")
+
+    arrays = {"M": M, "rhs": rhs, "dM": dM, "drhs": drhs, "B_u": B_u}
+    return _solver_code(arrays, floats, n, finish)
+
+
+def kernels(dynamics: Dynamics) -> dict[str, object]:
+    """The code of every generated module, by module name.
+
+    Array functions get a :class:`Kernel`; ``qddot_fun`` (``M`` and
+    ``rhs = B_u u − C q̇ − φ − fric``) and ``linearized_model`` (adding ``dM``,
+    ∂M/∂q_l stacked on the last axis, ``drhs = ∂rhs/∂x`` at fixed ``q̈``
+    (n, 2n) and ``B_u``) get a :class:`SolverCode`; ``tau_fun`` computes
+    ``M q̈ + C q̇ + φ + fric`` with ``q̈`` the symbols ``_qddot0 …``.
     """
     d = dynamics
     model = d.model
@@ -159,24 +489,29 @@ def kernels(dynamics: Dynamics) -> dict[str, Kernel]:
         sympy.Add(*(d.mass_matrix[k][j] * qddot_symbols[j] for j in range(n))) + h[k] + d.potential_gradient[k] + d.friction[k]
         for k in range(n)
     )
-    M_upper = d.mass_matrix
     dM = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
+    floats = frozenset(model.state) | frozenset(u)
+    with_qddot = floats | frozenset(qddot_symbols)
+
+    def kernel(arrays: dict, symbols: frozenset = floats) -> Kernel:
+        return build_kernel(arrays, symbols)
+
     return {
-        "M_fun": build_kernel({"M": d.mass_matrix}),
-        "M_jac_fun": build_kernel({"M_jac": d.mass_matrix_jac}),
-        "C_fun": build_kernel({"C": d.coriolis}),
-        "C_jac_fun": build_kernel({"C_jac": d.coriolis_jac}),
-        "phi_fun": build_kernel({"phi": d.potential_gradient}),
-        "phi_jac_fun": build_kernel({"phi_jac": d.potential_gradient_jac}),
-        "fric_fun": build_kernel({"fric": d.friction}),
-        "fric_jac_fun": build_kernel({"fric_jac": d.friction_jac}),
-        "input_matrix_fun": build_kernel({"B_u": d.input_matrix}),
-        "input_matrix_jac_fun": build_kernel({"B_u_jac": d.input_matrix_jac}),
-        "T_fun": build_kernel({"T": model.T}),
-        "V_fun": build_kernel({"V": model.V}),
-        "tau_fun": build_kernel({"tau": tau}),
-        "qddot_fun": build_kernel({"M": M_upper, "rhs": rhs}),
-        "linearized_model": build_kernel({"M": M_upper, "rhs": rhs, "dM": dM, "drhs": drhs, "B_u": d.input_matrix}),
+        "M_fun": kernel({"M": d.mass_matrix}),
+        "M_jac_fun": kernel({"M_jac": d.mass_matrix_jac}),
+        "C_fun": kernel({"C": d.coriolis}),
+        "C_jac_fun": kernel({"C_jac": d.coriolis_jac}),
+        "phi_fun": kernel({"phi": d.potential_gradient}),
+        "phi_jac_fun": kernel({"phi_jac": d.potential_gradient_jac}),
+        "fric_fun": kernel({"fric": d.friction}),
+        "fric_jac_fun": kernel({"fric_jac": d.friction_jac}),
+        "input_matrix_fun": kernel({"B_u": d.input_matrix}),
+        "input_matrix_jac_fun": kernel({"B_u_jac": d.input_matrix_jac}),
+        "T_fun": kernel({"T": model.T}),
+        "V_fun": kernel({"V": model.V}),
+        "tau_fun": kernel({"tau": tau}, with_qddot),
+        "qddot_fun": qddot_code(d.mass_matrix, rhs, floats),
+        "linearized_model": linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats),
     }
 
 
@@ -215,3 +550,16 @@ def _nested(flat: list, shape: tuple) -> str:
 def all_indices(shape: tuple):
     """Every index tuple of ``shape`` in C order."""
     return product(*(range(s) for s in shape))
+
+
+def _strip_parens(text: str) -> str:
+    """``text`` without one pair of parentheses enclosing all of it."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for position, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and position < len(text) - 1:
+            return text
+    return text[1:-1]

@@ -132,9 +132,13 @@ def coriolis_jacobian(M: tuple, dM: tuple, c: tuple, q: tuple, dq: tuple) -> tup
     for k in range(n):
         for j in range(n):
             for l in range(n):
-                jac[k][j][l] = sympy.Add(
-                    *(half * (d2(k, j, i, l) + d2(k, i, j, l) - d2(i, j, k, l)) * dq[i] for i in range(n))
-                )
+                terms = []
+                for i in range(n):
+                    # Most second derivatives vanish: build the sum only from the ones that do not.
+                    a, b, e = d2(k, j, i, l), d2(k, i, j, l), d2(i, j, k, l)
+                    if a != 0 or b != 0 or e != 0:
+                        terms.append(half * (a + b - e) * dq[i])
+                jac[k][j][l] = sympy.Add(*terms)
                 jac[k][j][n + l] = c[l][j][k]
     return tuple(tuple(tuple(row) for row in plane) for plane in jac)
 

@@ -16,7 +16,7 @@ import jinja2
 import sympy
 
 from . import __version__
-from .codegen import Kernel
+from .codegen import Kernel, SolverCode
 from .model import Model
 
 #: First characters of every file sls generates; sls overwrites only such files.
@@ -116,7 +116,7 @@ def function_spec(name: str, model: Model) -> dict:
     return spec
 
 
-def render_package(model: Model, kernels: dict[str, Kernel]) -> dict[str, str]:
+def render_package(model: Model, kernels: dict[str, Kernel | SolverCode]) -> dict[str, str]:
     """Render every file of the generated package: file name → source text."""
     env = environment()
     ctx = context(model)
@@ -128,7 +128,7 @@ def render_package(model: Model, kernels: dict[str, Kernel]) -> dict[str, str]:
             ctx=ctx, fn=function_spec(name, model), kernel=kernel, out=out
         )
     for name in ("qddot_fun", "linearized_model"):
-        files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, kernel=kernels[name])
+        files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx)
     files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=MODULES)
     files = {name: _tidy(text) for name, text in sorted(files.items())}

@@ -1,0 +1,5 @@
+"""Entry point: ``python -m benchmarks [--quick] [--out FILE]``."""
+
+from .run import main
+
+raise SystemExit(main())
