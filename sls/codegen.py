@@ -335,7 +335,7 @@ def _assemble(values: list, shape: tuple, scalar: bool) -> str:
     items = "[" + ", ".join(map(_text, values)) + "]"
     if scalar:
         return f"np.array({items}, dtype=float).reshape({shape})"
-    return f"_stack({items}, x.shape[:-1], {shape})"
+    return f"_stack({items}, _x.shape[:-1], {shape})"
 
 
 def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
@@ -365,7 +365,7 @@ def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
             parts[name] = _entry_values(f"_{name}", reduced[start : start + len(flat)], is_float[start : start + len(flat)], scalar, lines)
             start += len(flat)
         shapes = {name: _shape(array) for name, array in arrays.items()}
-        generic = "return _generic(" + ", ".join(_assemble(parts[k], shapes[k], scalar) for k in arrays) + ", x)"
+        generic = "return _generic(" + ", ".join(_assemble(parts[k], shapes[k], scalar) for k in arrays) + ", _x)"
         emit = _Emitter()
         emit.lines = lines
         if n > UNROLL_MAX:
@@ -395,7 +395,7 @@ def qddot_code(M: tuple, rhs: tuple, floats: frozenset) -> SolverCode:
         if scalar:
             emit.lines.append("return np.array([" + ", ".join(map(_text, z)) + "])")
         else:
-            emit.lines.append(f"_out = np.empty(x.shape[:-1] + ({n},))")
+            emit.lines.append(f"_out = np.empty(_x.shape[:-1] + ({n},))")
             emit.lines += [f"_out[..., {k}] = {_text(v)}" for k, v in enumerate(z)]
             emit.lines.append("return _out")
 
@@ -438,7 +438,7 @@ def linearized_code(M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, fl
             emit.lines.append("    np.array([" + ", ".join(map(_text, B_flat)) + f"]).reshape({(2 * n, m)}),")
             emit.lines.append(")")
         else:
-            emit.lines.append("_batch = x.shape[:-1]")
+            emit.lines.append("_batch = _x.shape[:-1]")
             emit.lines.append(f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))")
             emit.lines.append(f"_A[..., :{n}, {n}:] = np.eye({n})")
             for a in range(n):

@@ -40,7 +40,11 @@ from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
 
 #: Names that cannot be used for states, inputs or parameters: the generated
 #: functions' own argument names, the modules they use, whitelisted functions.
-RESERVED_NAMES = frozenset({"x", "u", "qddot", "np", "math"}) | frozenset(FUNCTIONS) | frozenset(CONSTANTS)
+RESERVED_NAMES = frozenset({"np", "math"}) | frozenset(FUNCTIONS) | frozenset(CONSTANTS)
+#: The generated functions' positional arguments: states and inputs may use
+#: these names (the code consumes the arguments before unpacking the state),
+#: parameters may not (they are keyword arguments of the same functions).
+ARGUMENT_NAMES = frozenset({"x", "u", "qddot"})
 
 
 @dataclass(frozen=True)
@@ -106,11 +110,12 @@ class Model:
 # names and values
 
 
-def check_name(name: object, what: str) -> str:
+def check_name(name: object, what: str, *, parameter: bool = False) -> str:
     """Return ``name`` if it can be a symbol in generated code, else raise.
 
     A valid name is a plain ASCII identifier, not a Python keyword or builtin,
-    not starting with ``_`` and not one of :data:`RESERVED_NAMES`.
+    not starting with ``_`` and not one of :data:`RESERVED_NAMES` (nor, for a
+    ``parameter``, one of :data:`ARGUMENT_NAMES`).
     """
     if not isinstance(name, str):
         raise ModelError(f"{what}: name must be a string, got {name!r}")
@@ -120,6 +125,11 @@ def check_name(name: object, what: str) -> str:
         raise ModelError(f"{what}: {name!r} starts with '_', which is reserved for generated code")
     if name in RESERVED_NAMES or hasattr(builtins, name):
         raise ModelError(f"{what}: {name!r} is a reserved name (function, constant, Python builtin or generated-code argument)")
+    if parameter and name in ARGUMENT_NAMES:
+        raise ModelError(
+            f"{what}: {name!r} cannot be a parameter: it is an argument of the generated functions "
+            f"({', '.join(sorted(ARGUMENT_NAMES))}); rename it"
+        )
     return name
 
 
@@ -166,7 +176,7 @@ def build_model(
     state_names = [s.name for s in q + dq]
     params = dict(params or {})
     for pname in params:
-        check_name(pname, "parameter")
+        check_name(pname, "parameter", parameter=True)
         if pname in state_names:
             raise ModelError(f"parameter '{pname}' has the same name as a state variable")
     defaults = {pname: check_value(pname, value) for pname, value in params.items()}
@@ -207,7 +217,7 @@ def build_model(
     known = set(q + dq + input_symbols)
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
-        check_name(pname, "parameter")
+        check_name(pname, "parameter", parameter=True)
     ordered = {pname: defaults[pname] for pname in defaults}
     for pname in free_names:
         ordered.setdefault(pname, None)

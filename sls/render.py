@@ -152,8 +152,10 @@ def check_names(model: Model, files: dict[str, str]) -> None:
             continue
         tree = ast.parse(text, filename=filename)
         taken = _module_names(tree)
-        for function in (node for node in tree.body if isinstance(node, ast.FunctionDef)):
-            taken |= {a.arg for a in function.args.posonlyargs + function.args.args}
+        public = Path(filename).stem
+        for function in (node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == public):
+            # Positional arguments are consumed before the state is unpacked, so
+            # a state or input may reuse their names; only other locals clash.
             taken |= _local_names(function, user)
         clash = sorted(user & taken)
         if clash:
