@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def C_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,21 +27,21 @@ def C_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2, 2) or (..., 2, 2)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = x1 + x2
         _t1 = (1/2)*l1*l2*m2
         _t2 = -_t1*math.sin(_t0)*math.cos(x1) + _t1*math.sin(x1)*math.cos(_t0)
         _t3 = _t2*x4
         return np.array([_t3, _t2*x3 + _t3, -_t2*x3, 0.0]).reshape((2, 2))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = x1 + x2
     _t1 = (1/2)*l1*l2*m2
     _t2 = -_t1*np.sin(_t0)*np.cos(x1) + _t1*np.sin(x1)*np.cos(_t0)
     _t3 = _t2*x4
-    out = np.zeros(x.shape[:-1] + (2, 2))
-    out[..., 0, 0] = _t3
-    out[..., 0, 1] = _t2*x3 + _t3
-    out[..., 1, 0] = -_t2*x3
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2, 2))
+    _out[..., 0, 0] = _t3
+    _out[..., 0, 1] = _t2*x3 + _t3
+    _out[..., 1, 0] = -_t2*x3
+    return _out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,9 +27,9 @@ def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2, 2, 4) or (..., 2, 2, 4)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = math.cos(x1)
         _t1 = x1 + x2
         _t2 = (1/2)*l1*l2*m2
@@ -41,7 +41,7 @@ def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t8 = _t7*x4
         _t9 = -_t0*_t5 + _t3*_t4
         return np.array([0.0, _t8, 0.0, _t9, 0.0, _t7*x3 + _t8, _t9, _t9, 0.0, _t6*x3, -_t9, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = np.cos(x1)
     _t1 = x1 + x2
     _t2 = (1/2)*l1*l2*m2
@@ -52,12 +52,12 @@ def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _t7 = -_t6
     _t8 = _t7*x4
     _t9 = -_t0*_t5 + _t3*_t4
-    out = np.zeros(x.shape[:-1] + (2, 2, 4))
-    out[..., 0, 0, 1] = _t8
-    out[..., 0, 0, 3] = _t9
-    out[..., 0, 1, 1] = _t7*x3 + _t8
-    out[..., 0, 1, 2] = _t9
-    out[..., 0, 1, 3] = _t9
-    out[..., 1, 0, 1] = _t6*x3
-    out[..., 1, 0, 2] = -_t9
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2, 2, 4))
+    _out[..., 0, 0, 1] = _t8
+    _out[..., 0, 0, 3] = _t9
+    _out[..., 0, 1, 1] = _t7*x3 + _t8
+    _out[..., 0, 1, 2] = _t9
+    _out[..., 0, 1, 3] = _t9
+    _out[..., 1, 0, 1] = _t6*x3
+    _out[..., 1, 0, 2] = -_t9
+    return _out

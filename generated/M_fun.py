@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def M_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,9 +27,9 @@ def M_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2, 2) or (..., 2, 2)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
@@ -49,7 +49,7 @@ def M_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t16 = (_t12*_t12)*_t15 + (1/12)*_t14 + _t15*(_t9*_t9)
         _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
         return np.array([(1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7, _t17, _t17, _t16]).reshape((2, 2))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = l1**2
     _t1 = _t0*m1
     _t2 = np.cos(x1)
@@ -68,9 +68,9 @@ def M_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _t15 = (1/4)*_t14
     _t16 = _t12**2*_t15 + (1/12)*_t14 + _t15*_t9**2
     _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
-    out = np.zeros(x.shape[:-1] + (2, 2))
-    out[..., 0, 0] = (1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-    out[..., 0, 1] = _t17
-    out[..., 1, 0] = _t17
-    out[..., 1, 1] = _t16
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2, 2))
+    _out[..., 0, 0] = (1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+    _out[..., 0, 1] = _t17
+    _out[..., 1, 0] = _t17
+    _out[..., 1, 1] = _t16
+    return _out

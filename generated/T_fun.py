@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def T_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,9 +27,9 @@ def T_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     float, or ndarray of shape (...) for a batch
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = x3*x3
         _t1 = (1/24)*_t0
         _t2 = l1*l1
@@ -60,7 +60,7 @@ def T_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t27 = _t10*_t18
         _t28 = _t21*_t24
         return float(_t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = x3**2
     _t1 = (1/24)*_t0
     _t2 = l1**2
@@ -90,6 +90,6 @@ def T_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _t26 = _t14*_t6
     _t27 = _t10*_t18
     _t28 = _t21*_t24
-    out = np.zeros(x.shape[:-1])
-    out[...] = _t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9
-    return out
+    _out = np.zeros(_x.shape[:-1])
+    _out[...] = _t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9
+    return _out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def V_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,13 +27,13 @@ def V_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     float, or ndarray of shape (...) for a batch
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = l1*math.sin(x1)
         return float(g*((1/2)*_t0*m1 + m2*(_t0 + (1/2)*l2*math.sin(x1 + x2))))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = l1*np.sin(x1)
-    out = np.zeros(x.shape[:-1])
-    out[...] = g*((1/2)*_t0*m1 + m2*(_t0 + (1/2)*l2*np.sin(x1 + x2)))
-    return out
+    _out = np.zeros(_x.shape[:-1])
+    _out[...] = g*((1/2)*_t0*m1 + m2*(_t0 + (1/2)*l2*np.sin(x1 + x2)))
+    return _out

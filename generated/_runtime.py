@@ -23,7 +23,12 @@ def as_state(x, size):
     ``(..., size)``; ``values`` is a list of Python floats when ``x`` is a
     single state (the fast scalar path), else ``None``.
     """
-    array = np.asarray(x, dtype=float)
+    try:
+        array = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(
+            f"x must be a real array of length {size} (the state [{', '.join(STATE_NAMES)}]): {exc}"
+        ) from None
     if array.ndim == 0 or array.shape[-1] != size:
         raise ValueError(
             f"x must have length {size} (the state [{', '.join(STATE_NAMES)}]), got shape {array.shape}"
@@ -41,9 +46,12 @@ def as_state(x, size):
 
 def as_vector(v, size, name):
     """Check a vector argument (``u`` or ``qddot``) like :func:`as_state`."""
-    array = np.asarray(v, dtype=float)
+    what = f"the input [{', '.join(INPUT_NAMES)}]" if name == "u" else "one entry per degree of freedom"
+    try:
+        array = np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name} must be a real array of length {size} ({what}): {exc}") from None
     if array.ndim == 0 or array.shape[-1] != size:
-        what = f"the input [{', '.join(INPUT_NAMES)}]" if name == "u" else "one entry per degree of freedom"
         raise ValueError(f"{name} must have length {size} ({what}), got shape {array.shape}")
     if array.ndim == 1:
         values = array.tolist()
@@ -58,7 +66,12 @@ def as_vector(v, size, name):
 
 def broadcast_batch(x, v):
     """Broadcast the batch axes of ``x`` (..., 2n) and ``v`` (..., k) against each other."""
-    batch = np.broadcast_shapes(x.shape[:-1], v.shape[:-1])
+    try:
+        batch = np.broadcast_shapes(x.shape[:-1], v.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"the batch shapes of x {x.shape} and of the second argument {v.shape} do not broadcast together"
+        ) from None
     return np.broadcast_to(x, batch + x.shape[-1:]), np.broadcast_to(v, batch + v.shape[-1:])
 
 

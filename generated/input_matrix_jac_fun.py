@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def input_matrix_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,10 +27,10 @@ def input_matrix_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2, 2, 4) or (..., 2, 2, 4)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         return np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
-    out = np.zeros(x.shape[:-1] + (2, 2, 4))
-    return out
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+    _out = np.zeros(_x.shape[:-1] + (2, 2, 4))
+    return _out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state, as_vector, broadcast_batch, solve_spd
+from . import _runtime
 
 
 def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -46,11 +46,11 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ValueError
         If x or u has the wrong length or is not finite.
     """
-    x, values = as_state(x, 4)
-    u, inputs = as_vector(u, 2, "u")
-    if values is not None and inputs is not None:
-        x1, x2, x3, x4 = values
-        u1, u2 = inputs
+    _x, _values = _runtime.as_state(x, 4)
+    _u, _inputs = _runtime.as_vector(u, 2, "u")
+    if _values is not None and _inputs is not None:
+        x1, x2, x3, x4 = _values
+        u1, u2 = _inputs
         _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
@@ -109,7 +109,7 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
                 raise _NotPositiveDefinite
             _r1 = 1.0/_d1
         except _NotPositiveDefinite:
-            return _generic(np.array([_M0, _M1, _M1, _t18], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), np.array([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], dtype=float).reshape((2, 2, 2)), np.array([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], dtype=float).reshape((2, 4)), np.array([1.0, 0.0, 0.0, 1.0], dtype=float).reshape((2, 2)), x)
+            return _generic(np.array([_M0, _M1, _M1, _t18], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), np.array([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], dtype=float).reshape((2, 2, 2)), np.array([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], dtype=float).reshape((2, 4)), np.array([1.0, 0.0, 0.0, 1.0], dtype=float).reshape((2, 2)), _x)
         _yq_1 = _rhs1 - _l1_0*_rhs0
         _zq_1 = _yq_1*_r1
         _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
@@ -135,11 +135,11 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
             np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, _z0_0, _z1_0, _z2_0, _z3_0, _z0_1, _z1_1, _z2_1, _z3_1]).reshape((4, 4)),
             np.array([0.0, 0.0, 0.0, 0.0, _zb0_0, _zb1_0, _zb0_1, _r1]).reshape((4, 2)),
         )
-    x, u = broadcast_batch(x, u)
-    if x.size > _CHUNK * 4:
-        return _chunked(linearized_model, x, u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
-    u1, u2 = np.moveaxis(u, -1, 0)
+    _x, _u = _runtime.broadcast_batch(_x, _u)
+    if _x.size > _CHUNK * 4:
+        return _chunked(linearized_model, _x, _u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+    u1, u2 = np.moveaxis(_u, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
     _t2 = np.cos(x1)
@@ -198,7 +198,7 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
             raise _NotPositiveDefinite
         _r1 = 1.0/_d1
     except _NotPositiveDefinite:
-        return _generic(_stack([_M0, _M1, _M1, _t18], x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], x.shape[:-1], (2,)), _stack([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], x.shape[:-1], (2, 2, 2)), _stack([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], x.shape[:-1], (2, 4)), _stack([1.0, 0.0, 0.0, 1.0], x.shape[:-1], (2, 2)), x)
+        return _generic(_stack([_M0, _M1, _M1, _t18], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _stack([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], _x.shape[:-1], (2, 2, 2)), _stack([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], _x.shape[:-1], (2, 4)), _stack([1.0, 0.0, 0.0, 1.0], _x.shape[:-1], (2, 2)), _x)
     _yq_1 = _rhs1 - _l1_0*_rhs0
     _zq_1 = _yq_1*_r1
     _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
@@ -220,7 +220,7 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _zb0_1 = _yb0_1*_r1
     _zb0_0 = _r0 - _l1_0*_zb0_1
     _zb1_0 = -_l1_0*_r1
-    _batch = x.shape[:-1]
+    _batch = _x.shape[:-1]
     _A = np.zeros(_batch + (4, 4))
     _A[..., :2, 2:] = np.eye(2)
     _A[..., 2, 0] = _z0_0
@@ -242,11 +242,11 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
 def _generic(M, rhs, dM, drhs, B_u, x):
     """(A, B) from the assembled arrays by numpy's Cholesky check and solve."""
     n = 2
-    qddot = solve_spd(M, rhs[..., None], x)[..., 0]
+    qddot = _runtime.solve_spd(M, rhs[..., None], x)[..., 0]
     # Columns l < n: drhs/dq_l - (dM/dq_l) qddot; M does not depend on qdot.
     columns = drhs.copy()
     columns[..., :n] -= np.einsum("...abl,...b->...al", dM, qddot)
-    solved = solve_spd(M, np.concatenate([columns, B_u], axis=-1), x)
+    solved = _runtime.solve_spd(M, np.concatenate([columns, B_u], axis=-1), x)
     batch = M.shape[:-2]
     A = np.zeros(batch + (2 * n, 2 * n))
     A[..., :n, n:] = np.eye(n)

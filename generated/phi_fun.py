@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def phi_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,16 +27,16 @@ def phi_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2,) or (..., 2)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = l1*math.cos(x1)
         _t1 = (1/2)*l2*math.cos(x1 + x2)
         return np.array([g*((1/2)*_t0*m1 + m2*(_t0 + _t1)), _t1*g*m2])
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = l1*np.cos(x1)
     _t1 = (1/2)*l2*np.cos(x1 + x2)
-    out = np.zeros(x.shape[:-1] + (2,))
-    out[..., 0] = g*((1/2)*_t0*m1 + m2*(_t0 + _t1))
-    out[..., 1] = _t1*g*m2
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2,))
+    _out[..., 0] = g*((1/2)*_t0*m1 + m2*(_t0 + _t1))
+    _out[..., 1] = _t1*g*m2
+    return _out

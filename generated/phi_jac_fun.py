@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state
+from . import _runtime
 
 
 def phi_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -27,20 +27,20 @@ def phi_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2, 4) or (..., 2, 4)
     """
-    x, values = as_state(x, 4)
-    if values is not None:
-        x1, x2, x3, x4 = values
+    _x, _values = _runtime.as_state(x, 4)
+    if _values is not None:
+        x1, x2, x3, x4 = _values
         _t0 = l1*math.sin(x1)
         _t1 = (1/2)*l2*math.sin(x1 + x2)
         _t2 = -_t1*g*m2
         return np.array([g*(-1/2*_t0*m1 + m2*(-_t0 - _t1)), _t2, 0.0, 0.0, _t2, _t2, 0.0, 0.0]).reshape((2, 4))
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
     _t0 = l1*np.sin(x1)
     _t1 = (1/2)*l2*np.sin(x1 + x2)
     _t2 = -_t1*g*m2
-    out = np.zeros(x.shape[:-1] + (2, 4))
-    out[..., 0, 0] = g*(-1/2*_t0*m1 + m2*(-_t0 - _t1))
-    out[..., 0, 1] = _t2
-    out[..., 1, 0] = _t2
-    out[..., 1, 1] = _t2
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2, 4))
+    _out[..., 0, 0] = g*(-1/2*_t0*m1 + m2*(-_t0 - _t1))
+    _out[..., 0, 1] = _t2
+    _out[..., 1, 0] = _t2
+    _out[..., 1, 1] = _t2
+    return _out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state, as_vector, broadcast_batch, solve_spd
+from . import _runtime
 
 
 def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -42,11 +42,11 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ValueError
         If x or u has the wrong length or is not finite.
     """
-    x, values = as_state(x, 4)
-    u, inputs = as_vector(u, 2, "u")
-    if values is not None and inputs is not None:
-        x1, x2, x3, x4 = values
-        u1, u2 = inputs
+    _x, _values = _runtime.as_state(x, 4)
+    _u, _inputs = _runtime.as_vector(u, 2, "u")
+    if _values is not None and _inputs is not None:
+        x1, x2, x3, x4 = _values
+        u1, u2 = _inputs
         _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
@@ -85,16 +85,16 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
                 raise _NotPositiveDefinite
             _r1 = 1.0/_d1
         except _NotPositiveDefinite:
-            return _generic(np.array([_M0, _M1, _M1, _t19], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), x)
+            return _generic(np.array([_M0, _M1, _M1, _t19], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), _x)
         _y_1 = _rhs1 - _l1_0*_rhs0
         _z_1 = _y_1*_r1
         _z_0 = _rhs0*_r0 - _l1_0*_z_1
         return np.array([_z_0, _z_1])
-    x, u = broadcast_batch(x, u)
-    if x.size > _CHUNK * 4:
-        return _chunked(qddot_fun, x, u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
-    u1, u2 = np.moveaxis(u, -1, 0)
+    _x, _u = _runtime.broadcast_batch(_x, _u)
+    if _x.size > _CHUNK * 4:
+        return _chunked(qddot_fun, _x, _u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+    u1, u2 = np.moveaxis(_u, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
     _t2 = np.cos(x1)
@@ -133,11 +133,11 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
             raise _NotPositiveDefinite
         _r1 = 1.0/_d1
     except _NotPositiveDefinite:
-        return _generic(_stack([_M0, _M1, _M1, _t19], x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], x.shape[:-1], (2,)), x)
+        return _generic(_stack([_M0, _M1, _M1, _t19], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _x)
     _y_1 = _rhs1 - _l1_0*_rhs0
     _z_1 = _y_1*_r1
     _z_0 = _rhs0*_r0 - _l1_0*_z_1
-    _out = np.empty(x.shape[:-1] + (2,))
+    _out = np.empty(_x.shape[:-1] + (2,))
     _out[..., 0] = _z_0
     _out[..., 1] = _z_1
     return _out
@@ -145,7 +145,7 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
 
 def _generic(M, rhs, x):
     """qddot by numpy's Cholesky check and solve (also names the state when M is not positive definite)."""
-    return solve_spd(M, rhs[..., None], x)[..., 0]
+    return _runtime.solve_spd(M, rhs[..., None], x)[..., 0]
 
 #: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
 _CHUNK = 8192

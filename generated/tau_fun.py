@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._runtime import as_state, as_vector, broadcast_batch
+from . import _runtime
 
 
 def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -29,11 +29,11 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     -------
     ndarray, shape (2,) or (..., 2)
     """
-    x, values = as_state(x, 4)
-    qddot, extra = as_vector(qddot, 2, "qddot")
-    if values is not None and extra is not None:
-        x1, x2, x3, x4 = values
-        _qddot0, _qddot1 = extra
+    _x, _values = _runtime.as_state(x, 4)
+    _extra, _extra_values = _runtime.as_vector(qddot, 2, "qddot")
+    if _values is not None and _extra_values is not None:
+        x1, x2, x3, x4 = _values
+        _qddot0, _qddot1 = _extra_values
         _t0 = l1*l1
         _t1 = _t0*m1
         _t2 = math.cos(x1)
@@ -60,9 +60,9 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
         _t23 = _t13*_t20 - _t15*_t22*m2
         _t24 = _t23*x3
         return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*(x3*x3) + beta*x4])
-    x, qddot = broadcast_batch(x, qddot)
-    x1, x2, x3, x4 = np.moveaxis(x, -1, 0).copy()
-    _qddot0, _qddot1 = np.moveaxis(qddot, -1, 0)
+    _x, _extra = _runtime.broadcast_batch(_x, _extra)
+    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+    _qddot0, _qddot1 = np.moveaxis(_extra, -1, 0)
     _t0 = l1**2
     _t1 = _t0*m1
     _t2 = np.cos(x1)
@@ -88,7 +88,7 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     _t22 = (1/2)*_t11
     _t23 = _t13*_t20 - _t15*_t22*m2
     _t24 = _t23*x3
-    out = np.zeros(x.shape[:-1] + (2,))
-    out[..., 0] = _qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24)
-    out[..., 1] = _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*x3**2 + beta*x4
-    return out
+    _out = np.zeros(_x.shape[:-1] + (2,))
+    _out[..., 0] = _qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24)
+    _out[..., 1] = _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*x3**2 + beta*x4
+    return _out
