@@ -160,11 +160,13 @@ def cart_pole() -> System:
 
 
 POLAR_TOML = """\
-# Particle in polar coordinates on a spring, in a vertical plane, with Rayleigh damping
+# Particle in polar coordinates on a spring, in a vertical plane, with Rayleigh damping, pushed by a Cartesian force
 state = ["r", "th", "dr", "dth"]
 T = "1/2*m*(dr^2 + r^2*dth^2)"
 V = "1/2*ks*(r - r0)^2 + m*g*r*sin(th)"
 fric = ["c*dr", "c*r^2*dth"]
+inputs = ["fx", "fy"]
+forces = ["fx*cos(th) + fy*sin(th)", "r*(fy*cos(th) - fx*sin(th))"]
 [params]
 m = 0.7
 ks = 12.0
@@ -175,8 +177,11 @@ c = 0.2
 
 
 def polar_particle() -> System:
-    r, th, dr, dth, m, ks, r0, g, c = sp.symbols("r th dr dth m ks r0 g c")
+    r, th, dr, dth, m, ks, r0, g, c, fx, fy = sp.symbols("r th dr dth m ks r0 g c fx fy")
     x, y = r * sp.cos(th), r * sp.sin(th)
+    # generalized forces of the Cartesian force (fx, fy): Jᵀ f with J = ∂(x, y)/∂(r, th)
+    J = sp.Matrix([x, y]).jacobian([r, th])
+    generalized = J.T * sp.Matrix([fx, fy])
     vx = sp.diff(x, r) * dr + sp.diff(x, th) * dth
     vy = sp.diff(y, r) * dr + sp.diff(y, th) * dth
     return System(
@@ -188,6 +193,8 @@ def polar_particle() -> System:
         V=ks * (r - r0) ** 2 / 2 + m * g * y,
         fric=(c * dr, c * r**2 * dth),
         params={"m": 0.7, "ks": 12.0, "r0": 1.0, "g": 9.81, "c": 0.2},
+        inputs=(fx, fy),
+        forces=tuple(generalized),
         q_range=((0.5, 2.0), (-np.pi, np.pi)),
         frictionless={"c": 0.0},
     )

@@ -35,11 +35,14 @@ def cases(name, seed):
         yield system.sample_state(rng), params
 
 
-def test_at_least_five_systems_with_n4_and_nonlinear_friction():
+def test_the_systems_cover_what_they_should():
+    """≥ 5 systems, one with n ≥ 4, nonlinear friction, a state-dependent input map, an underactuated one."""
     all_systems = systems().values()
     assert len(all_systems) >= 5
     assert any(s.n >= 4 for s in all_systems)
     assert any(any(not sp.diff(f, v, 2).is_zero for f in s.fric for v in s.dq) for s in all_systems)
+    assert any(any(f.free_symbols & set(s.q) for f in s.forces) for s in all_systems)
+    assert any(0 < len(s.inputs) < s.n for s in all_systems)
 
 
 @pytest.mark.parametrize("name", SYSTEM_NAMES)
