@@ -40,3 +40,18 @@ def generate_package(tmp_path):
         return build(model, tmp_path / f"pkg{next(counter)}")
 
     return make
+
+
+@pytest.fixture(scope="session")
+def system_package(tmp_path_factory):
+    """``system_package(name)`` → the generated package of the test system ``name`` (see systems.py), built once."""
+    from systems import systems
+
+    cache = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = build(systems()[name].make_model(), tmp_path_factory.mktemp(name) / "pkg")
+        return cache[name]
+
+    return get
