@@ -216,7 +216,14 @@ class _Builder:
                     raise self.fail(whole, "division by zero")
                 value = 1 / value if value.is_number else value**-1
             result.append(value)
-        combined = sympy.Add(*result) if ops[0] is ast.Add else sympy.Mul(*result)
+        if ops[0] is ast.Add:
+            combined = sympy.Add(*result)  # canonical whatever the grouping
+        else:
+            # Pairwise, as Python would evaluate ``a*b*c`` on sympy objects, so a
+            # number times a sum distributes exactly as in a Python model file.
+            combined = result[0]
+            for value in result[1:]:
+                combined = combined * value
         if combined.is_Number and _log10_magnitude(combined) > math.log10(MAX_LITERAL):
             raise self.fail(node if not operands else operands[0][2], "number is too large")
         if combined is sympy.nan or combined.has(sympy.zoo):
