@@ -17,6 +17,11 @@ import click
 from . import __version__
 from .errors import SlsError, UsageError, one_line
 from .generate import STAGES, generate
+from .nlink import MAX_LINKS, nlink_pendulum
+
+#: The example built by a generator rather than read from a file.
+NLINK = "nlink"
+NLINK_DEFAULT = 3
 from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings
 
 
@@ -82,6 +87,7 @@ def examples_command() -> None:
     for name in example_names():
         marker = " (default)" if name == DEFAULT_EXAMPLE else ""
         click.echo(f"{name:<22} {example_description(name)}{marker}")
+    click.echo(f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: sls generate {NLINK} --n N (default {NLINK_DEFAULT})")
 
 
 def parse_param(text: str) -> tuple[str, float]:
@@ -101,8 +107,20 @@ def parse_param(text: str) -> tuple[str, float]:
     return name, number
 
 
-def load_model(model: str | None, T: str | None, V: str | None, fric: tuple, x: str | None, params: tuple, inputs: tuple, forces: tuple):
-    """Pick the model from the positional argument or the inline flags."""
+def load_model(
+    model: str | None,
+    T: str | None,
+    V: str | None,
+    fric: tuple,
+    x: str | None,
+    params: tuple,
+    inputs: tuple,
+    forces: tuple,
+    links: int | None = None,
+):
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``)."""
+    if links is not None and model != NLINK:
+        raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
     param_values = dict(parse_param(p) for p in params)
     if model is not None and inline:
@@ -126,7 +144,10 @@ def load_model(model: str | None, T: str | None, V: str | None, fric: tuple, x: 
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    loaded = _load_named(model or DEFAULT_EXAMPLE)
+    if model == NLINK and not Path(model).exists():
+        loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
+    else:
+        loaded = _load_named(model or DEFAULT_EXAMPLE)
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -160,9 +181,10 @@ def _load_named(model: str):
 @click.option("--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map).")
 @click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
+@click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, out, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -172,7 +194,7 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, verbose,
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces)
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links)
     for name in loaded.unused_params:
         click.echo(f"warning: parameter '{name}' is not used by the model", err=True)
     show_bar = not quiet and sys.stderr.isatty()

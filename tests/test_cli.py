@@ -66,7 +66,7 @@ def test_help(tmp_path):
 def test_examples(tmp_path):
     lines = run("examples", cwd=tmp_path).stdout.splitlines()
     names = [line.split()[0] for line in lines]
-    assert set(names) == set(sls.model.example_names())
+    assert set(names) == set(sls.model.example_names()) | {"nlink"}
     assert any("(default)" in line and line.startswith("two_link_arm") for line in lines)
 
 
@@ -157,4 +157,28 @@ def test_unknown_example_is_a_one_line_error(tmp_path):
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error:") and "no_such_model" in lines[0]
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "generated").exists()
+
+
+def test_generate_nlink_with_n(tmp_path):
+    result = run("generate", "nlink", "--n", "4", "--out", "chain", cwd=tmp_path)
+    assert "n = 4" in result.stdout
+    chain = import_package(tmp_path / "chain")
+    x = np.linspace(-0.4, 0.4, 8)
+    assert chain.M_fun(x).shape == (4, 4)
+    assert chain.qddot_fun(x, np.zeros(4)).shape == (4,)
+    assert "nlink" in run("examples", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["generate", "pendulum", "--n", "3"], 2, "--n goes with the nlink example"),
+        (["generate", "nlink", "--n", "0"], 1, "n must be an integer from 1 to"),
+    ],
+)
+def test_generate_nlink_errors(tmp_path, args, code, message):
+    result = run(*args, cwd=tmp_path, check=False)
+    assert result.returncode == code
+    assert message in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "generated").exists()
