@@ -297,7 +297,7 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
     click.echo(f"energy T + V: {result.energy[0]:.6g} at start, {result.energy[-1]:.6g} at the end (largest change {drift:.3g})")
     if controller is not None:
         u = result.u
-        click.echo(f"input range: " + ", ".join(f"{name} in [{u[i].min():.4g}, {u[i].max():.4g}]" for i, name in enumerate(pkg.INPUTS)))
+        click.echo("input range: " + ", ".join(f"{name} in [{u[i].min():.4g}, {u[i].max():.4g}]" for i, name in enumerate(pkg.INPUTS)))
         settle = settling_time(result.t, result.y, x_eq)
         text = f"{settle:.3g} s" if math.isfinite(settle) else "not within the run"
         click.echo(f"settling time (state within 2% of its initial distance to x_eq): {text}")

@@ -110,7 +110,7 @@ def coriolis(c: tuple, dq: tuple) -> tuple:
     return tuple(tuple(sympy.Add(*(c[i][j][k] * dq[i] for i in range(n))) for j in range(n)) for k in range(n))
 
 
-def coriolis_jacobian(M: tuple, dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
+def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
     """``∂C_kj/∂x_l``, shape (n, n, 2n).
 
     For ``l < n``: ``Σ_i ½(∂²M_kj/∂q_i∂q_l + ∂²M_ki/∂q_j∂q_l − ∂²M_ij/∂q_k∂q_l) q̇_i``
@@ -155,7 +155,7 @@ def derive(model: Model) -> Dynamics:
     dM = mass_matrix_derivatives(M, q)
     c = christoffel(dM)
     C = coriolis(c, dq)
-    C_jac = coriolis_jacobian(M, dM, c, q, dq)
+    C_jac = coriolis_jacobian(dM, c, q, dq)
     h = tuple(sympy.Add(*(C[k][j] * dq[j] for j in range(n))) for k in range(n))
     # ∂(C q̇)_k/∂q_l = Σ_j ∂C_kj/∂q_l q̇_j and ∂(C q̇)/∂q̇ = 2C (Christoffel symmetry).
     h_jac = tuple(

@@ -15,7 +15,6 @@ from scipy.integrate import solve_ivp
 
 import sls
 import sls.control as control
-from conftest import build
 from sls.cli import main
 from sls.errors import ControlError, MissingDependencyError, ModelError
 
