@@ -10,13 +10,14 @@ from __future__ import annotations
 import errno
 import math
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from . import __version__
 from .errors import SlsError, UsageError, one_line
-from .generate import STAGES, generate
+from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
 
 #: The example built by a generator rather than read from a file.
@@ -171,6 +172,33 @@ def _load_named(model: str):
     return load_example(model)
 
 
+class _Progress:
+    """A ``click.progressbar`` on stderr that appears only once a generation has run for a second."""
+
+    DELAY = 1.0
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total, self.label = total, label
+        self.done = 0
+        self.start = time.perf_counter()
+        self.bar = None
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if self.bar is None and time.perf_counter() - self.start > self.DELAY and self.done < self.total:
+            self.bar = click.progressbar(
+                length=self.total, label=self.label, file=sys.stderr, item_show_func=lambda item: item
+            )
+            self.bar.__enter__()
+            self.bar.update(self.done - 1)
+        if self.bar is not None:
+            self.bar.update(1, current_item=name)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
 @main.command("generate")
 @click.argument("model", required=False)
 @click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
@@ -197,10 +225,12 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, v
     loaded = load_model(model, T, V, fric, x, params, inputs, forces, links)
     for name in loaded.unused_params:
         click.echo(f"warning: parameter '{name}' is not used by the model", err=True)
-    show_bar = not quiet and sys.stderr.isatty()
-    if show_bar:
-        with click.progressbar(length=len(STAGES), label=f"generating {loaded.name}", file=sys.stderr) as bar:
-            report = generate(loaded, out, on_stage=lambda stage: bar.update(1))
+    if not quiet and sys.stderr.isatty():
+        progress = _Progress(progress_steps(), f"generating {loaded.name}")
+        try:
+            report = generate(loaded, out, on_step=progress.step)
+        finally:
+            progress.close()
     else:
         report = generate(loaded, out)
     if verbose:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Callable
 
 import sympy
 from sympy.printing.numpy import NumPyPrinter
@@ -456,8 +457,8 @@ def linearized_code(M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, fl
     return _solver_code(arrays, floats, n, finish)
 
 
-def kernels(dynamics: Dynamics) -> dict[str, object]:
-    """The code of every generated module, by module name.
+def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
+    """How to build the code of every generated module: module name → zero-argument builder.
 
     Array functions get a :class:`Kernel`; ``qddot_fun`` (``M`` and
     ``rhs = B_u u − C q̇ − φ − fric``) and ``linearized_model`` (adding ``dM``,
@@ -493,8 +494,8 @@ def kernels(dynamics: Dynamics) -> dict[str, object]:
     floats = frozenset(model.state) | frozenset(u)
     with_qddot = floats | frozenset(qddot_symbols)
 
-    def kernel(arrays: dict, symbols: frozenset = floats) -> Kernel:
-        return build_kernel(arrays, symbols)
+    def kernel(arrays: dict, symbols: frozenset = floats) -> Callable[[], Kernel]:
+        return lambda: build_kernel(arrays, symbols)
 
     return {
         "M_fun": kernel({"M": d.mass_matrix}),
@@ -510,9 +511,22 @@ def kernels(dynamics: Dynamics) -> dict[str, object]:
         "T_fun": kernel({"T": model.T}),
         "V_fun": kernel({"V": model.V}),
         "tau_fun": kernel({"tau": tau}, with_qddot),
-        "qddot_fun": qddot_code(d.mass_matrix, rhs, floats),
-        "linearized_model": linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats),
+        "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats),
+        "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats),
     }
+
+
+def kernels(dynamics: Dynamics, on_module: Callable[[str], None] | None = None) -> dict[str, object]:
+    """The code of every generated module, by module name (see :func:`kernel_builders`).
+
+    ``on_module(name)`` is called after each module's code is built (progress).
+    """
+    result = {}
+    for name, build in kernel_builders(dynamics).items():
+        result[name] = build()
+        if on_module is not None:
+            on_module(name)
+    return result
 
 
 def _shape(array: object) -> tuple:

@@ -21,8 +21,13 @@ try:
 except ImportError:  # sympy < 1.13
     PrintMethodNotImplementedError = NotImplementedError
 
-#: Stage names in order, as reported to ``on_stage`` callbacks.
+#: Stage names in order (the keys of :attr:`Report.timings`).
 STAGES = ("derive", "validate", "codegen", "render", "write")
+
+
+def progress_steps() -> int:
+    """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
+    return len(STAGES) - 1 + len(render.MODULES)
 
 
 @dataclass
@@ -39,10 +44,12 @@ class Report:
         return sum(self.timings.values())
 
 
-def generate(model: Model, out_dir: str | Path = "generated", on_stage: Callable[[str], None] | None = None) -> Report:
+def generate(model: Model, out_dir: str | Path = "generated", on_step: Callable[[str], None] | None = None) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
-    ``on_stage(name)`` is called after each stage of :data:`STAGES` finishes.
+    ``on_step(label)`` is called after each stage of :data:`STAGES` and, within
+    codegen, after each module (:func:`progress_steps` calls in all), for a
+    progress display.
     Raises :class:`~sls.errors.SlsError` subclasses for bad models or an
     output directory that cannot be written safely (checked before deriving).
     """
@@ -54,23 +61,24 @@ def generate(model: Model, out_dir: str | Path = "generated", on_stage: Callable
         start = time.perf_counter()
         result = action()
         report.timings[name] = time.perf_counter() - start
-        if on_stage is not None:
-            on_stage(name)
+        if on_step is not None and name != "codegen":
+            on_step(name)
         return result
 
     dynamics = stage("derive", lambda: derive.derive(model))
     stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: _codegen(dynamics))
+    kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
     files = stage("render", lambda: render.render_package(model, kernels))
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
 
 
-def _codegen(dynamics: object) -> dict:
+def _codegen(dynamics: object, on_step: Callable[[str], None] | None) -> dict:
     """Run :func:`codegen.kernels`, turning sympy's printing failures into a :class:`ModelError`."""
+    on_module = None if on_step is None else (lambda name: on_step(f"codegen {name}"))
     try:
-        return codegen.kernels(dynamics)
+        return codegen.kernels(dynamics, on_module)
     except SlsError:
         raise
     except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
