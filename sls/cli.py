@@ -210,9 +210,10 @@ class _Progress:
 @click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
+@click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, simplify, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -228,11 +229,11 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, v
     if not quiet and sys.stderr.isatty():
         progress = _Progress(progress_steps(), f"generating {loaded.name}")
         try:
-            report = generate(loaded, out, on_step=progress.step)
+            report = generate(loaded, out, on_step=progress.step, simplify=simplify)
         finally:
             progress.close()
     else:
-        report = generate(loaded, out)
+        report = generate(loaded, out, simplify=simplify)
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)

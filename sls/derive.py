@@ -65,8 +65,13 @@ class Dynamics:
     input_matrix_jac: tuple
 
 
-def mass_matrix(model: Model) -> tuple:
-    """``M = ∂²T/∂q̇²`` as an (n, n) nested tuple, symmetric by construction."""
+def mass_matrix(model: Model, simplify: bool = False) -> tuple:
+    """``M = ∂²T/∂q̇²`` as an (n, n) nested tuple, symmetric by construction.
+
+    With ``simplify``, each entry goes through ``sympy.trigsimp`` (e.g.
+    ``sin(q)**2 + cos(q)**2`` → ``1``), so everything derived from ``M`` is
+    shorter too.
+    """
     n = model.n
     entries = [[[] for _ in range(n)] for _ in range(n)]
     for coefficient, i, j in quadratic_terms(model.T, model.dq):
@@ -74,7 +79,8 @@ def mass_matrix(model: Model) -> tuple:
             entries[i][i].append(2 * coefficient)
         else:
             entries[i][j].append(coefficient)
-    upper = [[sympy.Add(*entries[i][j]) if j >= i else None for j in range(n)] for i in range(n)]
+    tidy = sympy.trigsimp if simplify else (lambda expr: expr)
+    upper = [[tidy(sympy.Add(*entries[i][j])) if j >= i else None for j in range(n)] for i in range(n)]
     return tuple(tuple(upper[min(i, j)][max(i, j)] for j in range(n)) for i in range(n))
 
 
@@ -148,10 +154,15 @@ def jacobian(vector: tuple, x: tuple) -> tuple:
     return tuple(tuple(sympy.diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
-def derive(model: Model) -> Dynamics:
-    """Derive every term of :class:`Dynamics` for ``model``."""
+def derive(model: Model, simplify: bool = False) -> Dynamics:
+    """Derive every term of :class:`Dynamics` for ``model``.
+
+    ``simplify`` applies ``sympy.trigsimp`` to ``M`` and ``φ`` before anything
+    is differentiated further (off by default: it is exact but can be slow
+    for large models).
+    """
     n, q, dq, x = model.n, model.q, model.dq, model.state
-    M = mass_matrix(model)
+    M = mass_matrix(model, simplify)
     dM = mass_matrix_derivatives(M, q)
     c = christoffel(dM)
     C = coriolis(c, dq)
@@ -164,6 +175,8 @@ def derive(model: Model) -> Dynamics:
     )
     M_jac = tuple(tuple(tuple(dM[l][a][b] for l in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n))
     phi = tuple(sympy.diff(model.V, qk) for qk in q)
+    if simplify:
+        phi = tuple(sympy.trigsimp(entry) for entry in phi)
     phi_jac = tuple(tuple(sympy.diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
     phi_jac = tuple(
         tuple(phi_jac[min(k, l)][max(k, l)] for l in range(n)) + (ZERO,) * n for k in range(n)

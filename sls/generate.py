@@ -44,8 +44,18 @@ class Report:
         return sum(self.timings.values())
 
 
-def generate(model: Model, out_dir: str | Path = "generated", on_step: Callable[[str], None] | None = None) -> Report:
+def generate(
+    model: Model,
+    out_dir: str | Path = "generated",
+    on_step: Callable[[str], None] | None = None,
+    *,
+    simplify: bool = False,
+) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
+
+    ``simplify`` runs ``sympy.trigsimp`` on the mass matrix and the potential
+    forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
+    generation.
 
     ``on_step(label)`` is called after each stage of :data:`STAGES` and, within
     codegen, after each module (:func:`progress_steps` calls in all), for a
@@ -65,10 +75,10 @@ def generate(model: Model, out_dir: str | Path = "generated", on_step: Callable[
             on_step(name)
         return result
 
-    dynamics = stage("derive", lambda: derive.derive(model))
+    dynamics = stage("derive", lambda: derive.derive(model, simplify))
     stage("validate", lambda: validate.check_dynamics(dynamics))
     kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
-    files = stage("render", lambda: render.render_package(model, kernels))
+    files = stage("render", lambda: render.render_package(model, kernels, simplify))
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
@@ -100,6 +110,7 @@ def sym_lagrangian_solver(
     inputs: object = None,
     forces: object = None,
     name: str = "model",
+    simplify: bool = False,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -120,6 +131,8 @@ def sym_lagrangian_solver(
         linear in the inputs. Without them ``u`` has length n and ``B_u = I``.
     name : str
         Model name used in the generated headers.
+    simplify : bool
+        Run ``sympy.trigsimp`` on the mass matrix and potential forces first.
 
     Returns
     -------
@@ -127,4 +140,4 @@ def sym_lagrangian_solver(
         The output folder.
     """
     model = model_from_sympy(T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name)
-    return generate(model, out_dir).out_dir
+    return generate(model, out_dir, simplify=simplify).out_dir

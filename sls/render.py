@@ -67,9 +67,10 @@ def environment() -> jinja2.Environment:
     )
 
 
-def fingerprint(model: Model) -> str:
+def fingerprint(model: Model, simplify: bool = False) -> str:
     """A short hash of everything that determines the generated code."""
     parts = [
+        f"simplify={simplify}",
         repr([s.name for s in model.state]),
         sympy.srepr(model.T),
         sympy.srepr(model.V),
@@ -82,13 +83,13 @@ def fingerprint(model: Model) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def context(model: Model) -> dict:
-    """Template variables describing ``model``."""
+def context(model: Model, simplify: bool = False) -> dict:
+    """Template variables describing ``model`` (``simplify``: generated with ``--simplify``)."""
     return {
         "version": __version__,
         "source": model.source,
         "name": model.name,
-        "fingerprint": fingerprint(model),
+        "fingerprint": fingerprint(model, simplify) + (", simplified" if simplify else ""),
         "n": model.n,
         "m": model.m,
         "state": [s.name for s in model.state],
@@ -116,10 +117,10 @@ def function_spec(name: str, model: Model) -> dict:
     return spec
 
 
-def render_package(model: Model, kernels: dict[str, Kernel | SolverCode]) -> dict[str, str]:
+def render_package(model: Model, kernels: dict[str, Kernel | SolverCode], simplify: bool = False) -> dict[str, str]:
     """Render every file of the generated package: file name → source text."""
     env = environment()
-    ctx = context(model)
+    ctx = context(model, simplify)
     files = {}
     for name in FUNCTIONS:
         kernel = kernels[name]

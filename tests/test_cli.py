@@ -182,3 +182,10 @@ def test_generate_nlink_errors(tmp_path, args, code, message):
     assert result.returncode == code
     assert message in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "generated").exists()
+
+
+def test_generate_simplify_flag(tmp_path):
+    run("generate", "two_link_arm", "--simplify", "--out", "arm", cwd=tmp_path)
+    assert "simplified" in (tmp_path / "arm" / "M_fun.py").read_text().splitlines()[0]
+    arm = import_package(tmp_path / "arm")
+    assert arm.M_fun([0.1, 0.2, 0.0, 0.0]).shape == (2, 2)
