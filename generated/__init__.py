@@ -8,7 +8,6 @@ State x = [x1, x2, x3, x4] (q first, then q-dot).
 Parameters (keyword arguments of every function): m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0.
 """
 
-
 from .M_fun import M_fun
 from .M_jac_fun import M_jac_fun
 from .C_fun import C_fun
@@ -30,9 +29,9 @@ N_DOF = 2
 #: Number of inputs.
 N_INPUTS = 2
 #: State names, q first then q-dot.
-STATE = ("x1", "x2", "x3", "x4", )
+STATE = ("x1", "x2", "x3", "x4")
 #: Input names.
-INPUTS = ("u1", "u2", )
+INPUTS = ("u1", "u2")
 #: Parameter defaults (None: required keyword argument).
 PARAMS = {"m1": 0.1, "m2": 0.1, "l1": 1.0, "l2": 1.0, "g": 1.0, "beta": 1.0}
 #: True when every coordinate has its own input (B_u = I).

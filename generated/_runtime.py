@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-STATE_NAMES = ("x1", "x2", "x3", "x4", )
-INPUT_NAMES = ("u1", "u2", )
+STATE_NAMES = ("x1", "x2", "x3", "x4")
+INPUT_NAMES = ("u1", "u2")
 
 
 def as_state(x, size):
