@@ -22,6 +22,7 @@ import click
 import numpy as np
 
 from .errors import ControlError, ExpressionError, OutputError, UsageError
+from .write import replacing
 
 __all__ = ["parse_vector", "parse_weight", "register"]
 
@@ -212,7 +213,8 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     if save:
         document = design_to_json(pkg, result, values)
         try:
-            Path(save).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+            with replacing(save) as temporary:
+                temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             raise OutputError(f"{save}: cannot write the design: {exc}") from None
         click.echo(f"wrote the design to {save}")
@@ -287,7 +289,8 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
         header = ["t", *pkg.STATE, *pkg.INPUTS, "T", "V", "energy"]
         table = np.column_stack([result.t, result.y.T, result.u.T, result.T, result.V, result.energy])
         try:
-            np.savetxt(csv, table, delimiter=",", header=",".join(header), comments="", fmt="%.10g")
+            with replacing(csv) as temporary:
+                np.savetxt(temporary, table, delimiter=",", header=",".join(header), comments="", fmt="%.10g")
         except OSError as exc:
             raise OutputError(f"{csv}: cannot write the samples: {exc}") from None
     if quiet:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import MissingDependencyError, OutputError
+from .write import replacing
 
 __all__ = ["plot_simulation", "require_matplotlib"]
 
@@ -84,7 +85,8 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
         figure.suptitle(title)
     path = Path(path)
     try:
-        figure.savefig(path, dpi=dpi)
+        with replacing(path) as temporary:
+            figure.savefig(temporary, dpi=dpi, format=path.suffix.lstrip(".") or "png")
     except (OSError, ValueError) as exc:
         raise OutputError(f"{path}: cannot write the plot: {exc}") from None
     return path

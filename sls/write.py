@@ -19,6 +19,7 @@ Guarantees
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -37,6 +38,23 @@ from .render import HEADER_MARK
 
 _STAGING_PREFIX = ".sls-staging-"
 _CACHE = "__pycache__"
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path):
+    """Write a single output file atomically: yield a temporary path next to
+    ``path``; on success it replaces ``path`` in one rename, on failure it is
+    removed, so ``path`` never holds a half-written file."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.absolute().parent)
+    os.close(handle)
+    try:
+        yield Path(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def is_generated(path: Path) -> bool:

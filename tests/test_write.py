@@ -212,3 +212,20 @@ def test_sigkill_in_the_write_stage_leaves_old_or_new(tmp_path, monkeypatch):
     write_package(_files("final"), out)
     assert not list(tmp_path.glob(".sls-staging-*"))
     assert (out / "a.py").read_text().endswith("'final'\n")
+
+
+def test_replacing_swaps_in_the_whole_file_or_nothing(tmp_path):
+    from sls.write import replacing
+
+    target = tmp_path / "design.json"
+    target.write_text("old")
+    with replacing(target) as temporary:
+        temporary.write_text("new")
+        assert target.read_text() == "old"  # nothing visible until the end
+    assert target.read_text() == "new"
+    with pytest.raises(RuntimeError):
+        with replacing(target) as temporary:
+            temporary.write_text("half")
+            raise RuntimeError("killed while writing")
+    assert target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["design.json"]  # no temporary left behind
