@@ -112,3 +112,36 @@ def _is_positive_definite(block):
     except np.linalg.LinAlgError:
         return False
     return True
+
+
+#: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
+CHUNK = 8192
+
+
+def chunked(function, x, u, params):
+    """``function`` over blocks of ``CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
+    batch = x.shape[:-1]
+    xs = x.reshape(-1, x.shape[-1])
+    us = u.reshape(-1, u.shape[-1])
+    outs = None
+    for s in range(0, xs.shape[0], CHUNK):
+        part = function(xs[s : s + CHUNK], us[s : s + CHUNK], **params)
+        parts = part if isinstance(part, tuple) else (part,)
+        if outs is None:
+            outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
+        for out, p in zip(outs, parts):
+            out[s : s + CHUNK] = p
+    outs = [out.reshape(batch + out.shape[1:]) for out in outs]
+    return tuple(outs) if isinstance(part, tuple) else outs[0]
+
+
+class NotPositiveDefinite(Exception):
+    """A pivot of the unrolled factorization is not positive: the generated code hands over to its ``_generic``."""
+
+
+def stack(entries, batch, shape):
+    """Array of shape ``batch + shape`` from flat entries (arrays of shape ``batch``, or numbers)."""
+    out = np.empty(batch + (len(entries),))
+    for k, entry in enumerate(entries):
+        out[..., k] = entry
+    return out.reshape(batch + shape)

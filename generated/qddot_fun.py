@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from . import _runtime
+from ._runtime import CHUNK as _CHUNK, NotPositiveDefinite as _NotPositiveDefinite, chunked as _chunked, stack as _stack
 
 
 def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
@@ -146,35 +147,3 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
 def _generic(M, rhs, x):
     """qddot by numpy's Cholesky check and solve (also names the state when M is not positive definite)."""
     return _runtime.solve_spd(M, rhs[..., None], x)[..., 0]
-
-#: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
-_CHUNK = 8192
-
-
-def _chunked(function, x, u, params):
-    """``function`` over blocks of ``_CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
-    batch = x.shape[:-1]
-    xs = x.reshape(-1, x.shape[-1])
-    us = u.reshape(-1, u.shape[-1])
-    outs = None
-    for s in range(0, xs.shape[0], _CHUNK):
-        part = function(xs[s : s + _CHUNK], us[s : s + _CHUNK], **params)
-        parts = part if isinstance(part, tuple) else (part,)
-        if outs is None:
-            outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
-        for out, p in zip(outs, parts):
-            out[s : s + _CHUNK] = p
-    outs = [out.reshape(batch + out.shape[1:]) for out in outs]
-    return tuple(outs) if isinstance(part, tuple) else outs[0]
-
-
-class _NotPositiveDefinite(Exception):
-    """A pivot of the unrolled factorization is not positive: hand over to ``_generic``."""
-
-
-def _stack(entries, batch, shape):
-    """Array of shape ``batch + shape`` from flat entries (arrays of shape ``batch``, or numbers)."""
-    out = np.empty(batch + (len(entries),))
-    for k, entry in enumerate(entries):
-        out[..., k] = entry
-    return out.reshape(batch + shape)
