@@ -144,20 +144,22 @@ def _is_float(expr: sympy.Expr, known: set) -> bool:
     return any(not a.is_Integer for a in expr.atoms(sympy.Number))
 
 
-def build_kernel(arrays: dict, floats: frozenset = frozenset()) -> Kernel:
+def build_kernel(arrays: dict, floats: frozenset = frozenset(), definitions: tuple = ()) -> Kernel:
     """CSE and print ``arrays`` (name → nested tuple of expressions) as one :class:`Kernel`.
 
     ``floats`` are the symbols that hold Python floats on the scalar path
     (states, inputs); scalar output entries independent of them are wrapped in
     ``float(...)`` so the returned arrays are float64 whatever the parameters.
+    ``definitions`` are shared temporaries the entries may use (the graph
+    route, see :func:`reduce_terms`).
     """
     shapes = {name: _shape(array) for name, array in arrays.items()}
     flats = {name: list(_flatten(array)) for name, array in arrays.items()}
     everything = [expr for flat in flats.values() for expr in flat]
-    replacements, reduced = _cse(everything)
+    replacements, reduced = reduce_terms(everything, definitions)
     is_float = _float_flags(replacements, reduced, floats)
-    scalar_lines = [f"{sym} = {SCALAR.expression(expr)}" for sym, expr in replacements]
-    batch_lines = [f"{sym} = {BATCH.doprint(expr)}" for sym, expr in replacements]
+    scalar_lines = [f"{sym} = {_print(SCALAR.expression, expr)}" for sym, expr in replacements]
+    batch_lines = [f"{sym} = {_print(BATCH.doprint, expr)}" for sym, expr in replacements]
     outputs = {}
     start = 0
     for name, flat in flats.items():
@@ -178,6 +180,47 @@ def _cse(exprs: list) -> tuple[list, list]:
     """One common-subexpression elimination over ``exprs`` (temporaries ``_t0, _t1, …``)."""
     temporaries = sympy.numbered_symbols("_t", real=True)
     return sympy.cse(exprs, symbols=temporaries, order="none")
+
+
+def reduce_terms(exprs: list, definitions: tuple = ()) -> tuple[list, list]:
+    """``(replacements, reduced)``: the temporaries ``exprs`` need and ``exprs`` over them.
+
+    Without ``definitions`` this is one ``sympy.cse`` (the expanded route).
+    With them (the graph route, where sharing is already explicit) it is the
+    subset of ``definitions`` that ``exprs`` need, in order, and ``exprs``
+    unchanged: a second CSE over a large shared program costs more than it saves.
+    """
+    if not definitions:
+        return _cse(exprs)
+    return needed_definitions(definitions, exprs), list(exprs)
+
+
+def needed_definitions(definitions: tuple, exprs: list) -> list:
+    """The ``(symbol, expression)`` pairs of ``definitions`` that ``exprs`` depend on, in order."""
+    defined = {sym: k for k, (sym, _) in enumerate(definitions)}
+    needed = set()
+    stack = [s for e in exprs for s in e.free_symbols if s in defined]
+    while stack:
+        k = defined[stack.pop()]
+        if k in needed:
+            continue
+        needed.add(k)
+        stack.extend(s for s in definitions[k][1].free_symbols if s in defined)
+    return [definitions[k] for k in sorted(needed)]
+
+
+_PRINTED: dict = {}
+
+
+def _print(printer, expr: sympy.Expr) -> str:
+    """``printer(expr)``, remembered: the graph route prints the same temporaries in several modules."""
+    key = (printer, expr)
+    text = _PRINTED.get(key)
+    if text is None:
+        text = _PRINTED[key] = printer(expr)
+        if len(_PRINTED) > 200_000:
+            _PRINTED.clear()
+    return text
 
 
 def _scalar_entry(expr: sympy.Expr, is_float: bool) -> str:
@@ -339,7 +382,7 @@ def _assemble(values: list, shape: tuple, scalar: bool) -> str:
     return f"_stack({items}, _x.shape[:-1], {shape})"
 
 
-def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
+def _solver_code(arrays: dict, floats: frozenset, n: int, finish, definitions: tuple = ()) -> SolverCode:
     """Shared part of :func:`qddot_code` and :func:`linearized_code`.
 
     ``arrays`` maps names to nested tuples (``M`` is the (n, n) mass matrix);
@@ -351,12 +394,12 @@ def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
     flats = {name: list(_flatten(array)) for name, array in arrays.items() if name != "M"}
     M = arrays["M"]
     everything = [sympy.sympify(M[a][b]) for a, b in upper] + [e for flat in flats.values() for e in flat]
-    replacements, reduced = _cse(everything)
+    replacements, reduced = reduce_terms(everything, definitions)
     is_float = _float_flags(replacements, reduced, floats)
     result = {}
     for scalar in (True, False):
         printer = SCALAR.expression if scalar else BATCH.doprint
-        lines = [f"{sym} = {printer(expr)}" for sym, expr in replacements]
+        lines = [f"{sym} = {_print(printer, expr)}" for sym, expr in replacements]
         parts = {}
         start = len(upper)
         m_values = _entry_values("_M", reduced[:start], is_float[:start], scalar, lines)
@@ -387,7 +430,7 @@ def _solver_code(arrays: dict, floats: frozenset, n: int, finish) -> SolverCode:
     return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=n <= UNROLL_MAX)
 
 
-def qddot_code(M: tuple, rhs: tuple, floats: frozenset) -> SolverCode:
+def qddot_code(M: tuple, rhs: tuple, floats: frozenset, definitions: tuple = ()) -> SolverCode:
     """``q̈ = M⁻¹ rhs``: kernel for ``M`` and ``rhs``, unrolled solve, ``return``."""
     n = len(rhs)
 
@@ -400,10 +443,12 @@ def qddot_code(M: tuple, rhs: tuple, floats: frozenset) -> SolverCode:
             emit.lines += [f"_out[..., {k}] = {_text(v)}" for k, v in enumerate(z)]
             emit.lines.append("return _out")
 
-    return _solver_code({"M": M, "rhs": rhs}, floats, n, finish)
+    return _solver_code({"M": M, "rhs": rhs}, floats, n, finish, definitions)
 
 
-def linearized_code(M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, floats: frozenset) -> SolverCode:
+def linearized_code(
+    M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, floats: frozenset, definitions: tuple = ()
+) -> SolverCode:
     """``(A, B)``: kernel for ``M, rhs, dM, drhs, B_u``, one factorization, unrolled solves, ``return``.
 
     Column ``l`` of ``∂q̈/∂x`` solves ``M z = drhs[:, l] − (∂M/∂q_l) q̈`` (the
@@ -454,7 +499,7 @@ def linearized_code(M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, fl
             emit.lines.append("return _A, _B")
 
     arrays = {"M": M, "rhs": rhs, "dM": dM, "drhs": drhs, "B_u": B_u}
-    return _solver_code(arrays, floats, n, finish)
+    return _solver_code(arrays, floats, n, finish, definitions)
 
 
 def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
@@ -494,8 +539,10 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
     floats = frozenset(model.state) | frozenset(u)
     with_qddot = floats | frozenset(qddot_symbols)
 
+    shared = d.definitions
+
     def kernel(arrays: dict, symbols: frozenset = floats) -> Callable[[], Kernel]:
-        return lambda: build_kernel(arrays, symbols)
+        return lambda: build_kernel(arrays, symbols, shared)
 
     return {
         "M_fun": kernel({"M": d.mass_matrix}),
@@ -511,8 +558,8 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
         "T_fun": kernel({"T": model.T}),
         "V_fun": kernel({"V": model.V}),
         "tau_fun": kernel({"tau": tau}, with_qddot),
-        "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats),
-        "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats),
+        "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats, shared),
+        "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats, shared),
     }
 
 

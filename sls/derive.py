@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from .graph import Graph, Unsupported
 from .model import Model, quadratic_terms
 
 ZERO = sympy.Integer(0)
@@ -47,6 +48,12 @@ class Dynamics:
     ``potential_gradient = φ`` (n), ``potential_gradient_jac`` (n, 2n),
     ``friction`` (n), ``friction_jac`` (n, 2n), ``input_matrix = B_u``
     (n, m), ``input_matrix_jac`` (n, m, 2n).
+
+    ``method`` is the route that derived them (:data:`METHODS`). On the
+    ``"graph"`` route the entries are expressions over shared temporaries:
+    ``definitions`` is the straight-line program ``((symbol, expression), …)``
+    defining them, in evaluation order (empty on the ``"expanded"`` route),
+    and ``christoffel`` is ``None`` (the graph never needs the tensor).
     """
 
     model: Model
@@ -63,6 +70,8 @@ class Dynamics:
     friction_jac: tuple
     input_matrix: tuple
     input_matrix_jac: tuple
+    definitions: tuple = ()
+    method: str = "expanded"
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:
@@ -154,13 +163,28 @@ def jacobian(vector: tuple, x: tuple) -> tuple:
     return tuple(tuple(sympy.diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
-def derive(model: Model, simplify: bool = False) -> Dynamics:
+def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynamics:
     """Derive every term of :class:`Dynamics` for ``model``.
 
-    ``simplify`` applies ``sympy.trigsimp`` to ``M`` and ``φ`` before anything
-    is differentiated further (off by default: it is exact but can be slow
-    for large models).
+    ``method`` picks the route (:data:`METHODS`): ``"expanded"`` (entries as
+    flat expressions, the readable form for small models), ``"graph"``
+    (derivatives on a shared expression graph, :func:`derive_on_graph`, for
+    large models) or ``"auto"`` (:func:`choose_method`). ``simplify`` applies
+    ``sympy.trigsimp`` to ``M`` and ``φ`` before anything is differentiated
+    further (off by default: it is exact but can be slow for large models);
+    it implies the expanded route.
     """
+    if method not in METHODS:
+        raise ValueError(f"derivation method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method == "auto":
+        method = choose_method(model, simplify)
+    if method == "graph":
+        return derive_on_graph(model)
+    return derive_expanded(model, simplify)
+
+
+def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:
+    """Every term of :class:`Dynamics` as flat expressions (M read off the expanded T)."""
     n, q, dq, x = model.n, model.q, model.dq, model.state
     M = mass_matrix(model, simplify)
     dM = mass_matrix_derivatives(M, q)
@@ -199,3 +223,132 @@ def derive(model: Model, simplify: bool = False) -> Dynamics:
         input_matrix=B,
         input_matrix_jac=B_jac,
     )
+
+
+# --------------------------------------------------------------------------
+# the graph route: derivatives on a shared expression graph
+
+#: Derivation routes: ``auto`` picks ``expanded`` or ``graph`` by model size.
+METHODS = ("auto", "expanded", "graph")
+
+#: ``auto`` takes the graph route when expanding T would give more terms than this.
+EXPANSION_LIMIT = 1000
+
+
+def choose_method(model: Model, simplify: bool = False) -> str:
+    """``"expanded"`` for models whose T expands to few terms (or with ``simplify``), else ``"graph"``.
+
+    The expanded route writes every entry as one flat expression: the most
+    readable code, and for small models the fastest. Its cost grows with the
+    number of terms of the expanded ``T`` (n⁵ on a relative-angle chain), so
+    beyond :data:`EXPANSION_LIMIT` terms (estimated on the graph without
+    expanding: a product multiplies term counts, a sum adds them) the graph
+    route is taken. Models that the graph cannot hold (e.g. ``Piecewise``)
+    stay on the expanded route.
+    """
+    if simplify:
+        return "expanded"
+    graph = Graph()
+    try:
+        T = graph.from_sympy(model.T)
+    except Unsupported:
+        return "expanded"
+    return "graph" if graph.term_estimate(T) > EXPANSION_LIMIT else "expanded"
+
+
+def derive_on_graph(model: Model) -> Dynamics:
+    """Every term of :class:`Dynamics`, differentiated on one expression graph.
+
+    With the momentum ``p = ∂T/∂q̇`` (reverse mode, together with ``∂T/∂q``):
+
+    * ``M_ij = ∂p_i/∂q̇_j`` (forward mode, one pass per column),
+    * ``h = C q̇ = (∂p/∂q) q̇ − ∂T/∂q`` (one directional derivative of ``p``),
+    * ``C = ½ ∂h/∂q̇`` (``h`` is quadratic in ``q̇`` and the Christoffel symbols are
+      symmetric), which is the Christoffel-symbol Coriolis matrix itself,
+    * ``φ = ∂V/∂q``, ``B_u = ∂forces/∂u``, and every Jacobian by forward
+      mode (``∂h/∂x`` by reverse mode, one pass per row).
+
+    No Christoffel tensor and no expanded ``T``: the cost grows with the size
+    of the graph. The arrays are then lowered to sympy expressions over shared
+    temporaries ``_g0, _g1, …`` (:attr:`Dynamics.definitions`).
+    """
+    n = model.n
+    graph = Graph()
+    q = [graph.symbol(s) for s in model.q]
+    dq = [graph.symbol(s) for s in model.dq]
+    x = q + dq
+    T = graph.from_sympy(model.T)
+    V = graph.from_sympy(model.V)
+    fric = [graph.from_sympy(f) for f in model.fric]
+    forces = [graph.from_sympy(f) for f in model.forces]
+    inputs = [graph.symbol(u) for u in model.inputs]
+
+    gradient = graph.gradient(T, x)
+    T_q, momentum = gradient[:n], gradient[n:]
+    columns = [graph.forward(momentum, {dq[j]: graph.one}) for j in range(n)]
+    M = [[columns[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    convective = graph.forward(momentum, dict(zip(q, dq)))
+    h = [graph.sub(a, b) for a, b in zip(convective, T_q)]
+    half = graph.number(sympy.Rational(1, 2))
+    h_dq = [graph.forward(h, {dq[l]: graph.one}) for l in range(n)]
+    C = [[graph.mul((half, h_dq[j][k])) for j in range(n)] for k in range(n)]
+    M_flat = [e for row in M for e in row]
+    dM = [graph.forward(M_flat, {q[l]: graph.one}) for l in range(n)]
+    C_flat = [e for row in C for e in row]
+    dC = [graph.forward(C_flat, {xl: graph.one}) for xl in x]
+    h_jac = [graph.gradient(hk, x) for hk in h]
+    phi = graph.gradient(V, q)
+    phi_jac = graph.jacobian(phi, x)
+    fric_jac = graph.jacobian(fric, x)
+    B = graph.jacobian(forces, inputs)
+    B_flat = [e for row in B for e in row]
+    dB = [graph.forward(B_flat, {xl: graph.one}) for xl in x]
+
+    arrays = {
+        "M": M_flat,
+        "M_jac": [dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)],
+        "C": C_flat,
+        "C_jac": [dC[l][k * n + j] for k in range(n) for j in range(n) for l in range(2 * n)],
+        "h": h,
+        "h_jac": [e for row in h_jac for e in row],
+        "phi": phi,
+        "phi_jac": [e for row in phi_jac for e in row],
+        "fric": fric,
+        "fric_jac": [e for row in fric_jac for e in row],
+        "B": B_flat,
+        "B_jac": [dB[l][r] for r in range(len(B_flat)) for l in range(2 * n)],
+    }
+    names = list(arrays)
+    flat = [e for name in names for e in arrays[name]]
+    definitions, lowered = graph.to_sympy(flat, prefix="_g")
+    values, start = {}, 0
+    for name in names:
+        values[name] = lowered[start : start + len(arrays[name])]
+        start += len(arrays[name])
+    m = model.m
+    return Dynamics(
+        model=model,
+        mass_matrix=_nest(values["M"], (n, n)),
+        mass_matrix_jac=_nest(values["M_jac"], (n, n, 2 * n)),
+        christoffel=None,
+        coriolis=_nest(values["C"], (n, n)),
+        coriolis_jac=_nest(values["C_jac"], (n, n, 2 * n)),
+        coriolis_force=tuple(values["h"]),
+        coriolis_force_jac=_nest(values["h_jac"], (n, 2 * n)),
+        potential_gradient=tuple(values["phi"]),
+        potential_gradient_jac=_nest(values["phi_jac"], (n, 2 * n)),
+        friction=tuple(values["fric"]),
+        friction_jac=_nest(values["fric_jac"], (n, 2 * n)),
+        input_matrix=_nest(values["B"], (n, m)),
+        input_matrix_jac=_nest(values["B_jac"], (n, m, 2 * n)),
+        definitions=tuple(definitions),
+        method="graph",
+    )
+
+
+def _nest(flat: list, shape: tuple) -> tuple:
+    """``flat`` (C order) as nested tuples of ``shape``."""
+    if len(shape) == 1:
+        return tuple(flat)
+    step = len(flat) // shape[0]
+    return tuple(_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0]))

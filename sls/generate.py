@@ -50,6 +50,7 @@ def generate(
     on_step: Callable[[str], None] | None = None,
     *,
     simplify: bool = False,
+    method: str = "auto",
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -75,10 +76,10 @@ def generate(
             on_step(name)
         return result
 
-    dynamics = stage("derive", lambda: derive.derive(model, simplify))
+    dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
     stage("validate", lambda: validate.check_dynamics(dynamics))
     kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
-    files = stage("render", lambda: render.render_package(model, kernels, simplify))
+    files = stage("render", lambda: render.render_package(model, kernels, simplify, dynamics.method))
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report

@@ -353,8 +353,23 @@ def _check_expandable(T: sympy.Expr, dq_set: set) -> None:
 
 
 def _check_kinetic_energy(T: sympy.Expr, dq: tuple) -> None:
+    """Refuse a ``T`` that is not a homogeneous quadratic form in ``dq``.
+
+    Proven on the expression graph where possible (every term of degree
+    exactly 2, without expanding ``T``, which is costly for large models);
+    otherwise decided by expanding ``T`` (which also names the offending term).
+    """
     if T == 0:
         raise ModelError("kinetic energy T is zero; the mass matrix would be singular")
+    from .graph import Graph, Unsupported
+
+    graph = Graph()
+    try:
+        node = graph.from_sympy(T)
+        if graph.degree(node, {graph.symbol(s) for s in dq}) == (2, 2):
+            return
+    except Unsupported:
+        pass
     quadratic_terms(T, dq)
 
 

@@ -67,10 +67,11 @@ def environment() -> jinja2.Environment:
     )
 
 
-def fingerprint(model: Model, simplify: bool = False) -> str:
+def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") -> str:
     """A short hash of everything that determines the generated code."""
     parts = [
         f"simplify={simplify}",
+        *([f"method={method}"] if method != "expanded" else []),
         repr([s.name for s in model.state]),
         sympy.srepr(model.T),
         sympy.srepr(model.V),
@@ -83,13 +84,16 @@ def fingerprint(model: Model, simplify: bool = False) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def context(model: Model, simplify: bool = False) -> dict:
-    """Template variables describing ``model`` (``simplify``: generated with ``--simplify``)."""
+def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
+    """Template variables describing ``model`` (``simplify``: generated with ``--simplify``;
+    ``method``: the derivation route, see :data:`sls.derive.METHODS`)."""
     return {
         "version": __version__,
         "source": model.source,
         "name": model.name,
-        "fingerprint": fingerprint(model, simplify) + (", simplified" if simplify else ""),
+        "fingerprint": fingerprint(model, simplify, method)
+        + (", simplified" if simplify else "")
+        + (", derived on the expression graph" if method == "graph" else ""),
         "n": model.n,
         "m": model.m,
         "state": [s.name for s in model.state],
@@ -117,10 +121,12 @@ def function_spec(name: str, model: Model) -> dict:
     return spec
 
 
-def render_package(model: Model, kernels: dict[str, Kernel | SolverCode], simplify: bool = False) -> dict[str, str]:
+def render_package(
+    model: Model, kernels: dict[str, Kernel | SolverCode], simplify: bool = False, method: str = "expanded"
+) -> dict[str, str]:
     """Render every file of the generated package: file name → source text."""
     env = environment()
-    ctx = context(model, simplify)
+    ctx = context(model, simplify, method)
     files = {}
     for name in FUNCTIONS:
         kernel = kernels[name]

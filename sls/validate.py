@@ -19,6 +19,7 @@ import math
 import numpy as np
 import sympy
 
+from .codegen import needed_definitions
 from .derive import Dynamics
 from .errors import ModelError, brief
 
@@ -44,8 +45,12 @@ def check_smooth(dynamics: Dynamics) -> None:
         "the input matrix B_u": dynamics.input_matrix,
         "dB_u/dx": dynamics.input_matrix_jac,
     }
+    tainted = _tainted_definitions(dynamics.definitions)
     for label, array in terms.items():
         for expr in _flatten(array):
+            via = expr.free_symbols & tainted.keys()
+            if via:  # graph route: the culprit sits in a shared temporary
+                expr = tainted[min(via, key=str)]
             bad = expr.atoms(*_NONSMOOTH)
             if bad:
                 culprit = brief(sorted(map(str, bad))[0], 100)
@@ -63,13 +68,31 @@ def check_smooth(dynamics: Dynamics) -> None:
                 )
 
 
+def _tainted_definitions(definitions: tuple) -> dict:
+    """Temporaries (graph route) whose value involves a distribution or an unevaluated derivative.
+
+    Maps each such temporary to the expression that holds the culprit itself.
+    """
+    tainted: dict = {}
+    for sym, expr in definitions:
+        if expr.atoms(*_NONSMOOTH, sympy.Derivative, sympy.Subs):
+            tainted[sym] = expr
+        else:
+            via = expr.free_symbols & tainted.keys()
+            if via:
+                tainted[sym] = tainted[min(via, key=str)]
+    return tainted
+
+
 def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     """Refuse a mass matrix that is not symmetric positive definite at sampled states."""
     model = dynamics.model
     n = model.n
     rng = np.random.default_rng(20241121)
     params = [sympy.Symbol(name, real=True) for name in model.params]
-    evaluate = sympy.lambdify([model.state, params], [list(row) for row in dynamics.mass_matrix], modules="math")
+    entries = [list(row) for row in dynamics.mass_matrix]
+    shared = needed_definitions(dynamics.definitions, [e for row in entries for e in row])
+    evaluate = sympy.lambdify([model.state, params], entries, modules="math", cse=lambda exprs: (shared, exprs))
     for _ in range(samples):
         state = np.concatenate([rng.uniform(-math.pi, math.pi, n), rng.uniform(-1.0, 1.0, n)])
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]

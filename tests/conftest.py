@@ -25,33 +25,39 @@ def import_package(path: Path):
     return module
 
 
-def build(model: sls.Model, folder: Path):
-    """Generate ``model`` into ``folder`` and import it."""
-    sls.generate(model, folder)
+#: Both derivation routes are checked against the same references.
+METHODS = ("expanded", "graph")
+
+
+def build(model: sls.Model, folder: Path, method: str = "auto"):
+    """Generate ``model`` into ``folder`` (derivation route ``method``) and import it."""
+    sls.generate(model, folder, method=method)
     return import_package(folder)
 
 
 @pytest.fixture
 def generate_package(tmp_path):
-    """``generate_package(model)`` → imported generated package (fresh folder each call)."""
+    """``generate_package(model, method="auto")`` → imported generated package (fresh folder each call)."""
     counter = itertools.count()
 
-    def make(model: sls.Model):
-        return build(model, tmp_path / f"pkg{next(counter)}")
+    def make(model: sls.Model, method: str = "auto"):
+        return build(model, tmp_path / f"pkg{next(counter)}", method)
 
     return make
 
 
-@pytest.fixture(scope="session")
-def system_package(tmp_path_factory):
-    """``system_package(name)`` → the generated package of the test system ``name`` (see systems.py), built once."""
+@pytest.fixture(scope="session", params=METHODS)
+def system_package(request, tmp_path_factory):
+    """``system_package(name)`` → the generated package of the test system ``name`` (see systems.py), built once
+    per derivation route (tests using this fixture run once for each of :data:`METHODS`)."""
     from systems import systems
 
     cache = {}
+    method = request.param
 
     def get(name: str):
         if name not in cache:
-            cache[name] = build(systems()[name].make_model(), tmp_path_factory.mktemp(name) / "pkg")
+            cache[name] = build(systems()[name].make_model(), tmp_path_factory.mktemp(f"{name}-{method}") / "pkg", method)
         return cache[name]
 
     return get

@@ -8,15 +8,16 @@ import numpy as np
 import pytest
 
 import sls
-from conftest import REFERENCE
+from conftest import METHODS, REFERENCE
 
 MODELS = ["pendulum", "double_pendulum", "two_link_arm"]
 KEYS = ["M", "C", "phi", "fric", "M_jac", "C_jac", "phi_jac", "fric_jac", "qddot", "A", "B"]
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("name", MODELS)
-def test_golden_values(name, generate_package):
-    package = generate_package(sls.load_toml(REFERENCE / f"{name}.toml"))
+def test_golden_values(name, method, generate_package):
+    package = generate_package(sls.load_toml(REFERENCE / f"{name}.toml"), method)
     golden = json.loads((REFERENCE / f"{name}.golden.json").read_text())
     for case in golden["cases"]:
         x, u = np.array(case["x"]), np.array(case["u"])

@@ -1,0 +1,431 @@
+"""An expression graph with symbolic differentiation, for models too large to expand.
+
+sympy expressions are trees: differentiating ``T`` of a 10-link arm entry by
+entry repeats the same work on the same subtrees thousands of times and writes
+every matrix entry out as one flat expression. This module keeps a model as a
+*graph* instead: every distinct subexpression is one node (hash-consed, so
+``sin(q1 + q2)`` exists once however often it is used), and derivatives are
+new nodes built from existing ones by the chain rule — forward mode (a
+directional derivative of many outputs) and reverse mode (the gradient of one
+output) — exactly the way automatic differentiation tools build derivative
+graphs. The cost of a derivative is then proportional to the size of the
+graph, not to the size of the expanded expressions.
+
+Nodes are integers; a node's children always have smaller ids, so increasing
+id order is a topological order. Node kinds:
+
+``num``  a constant (a sympy number or constant such as ``pi``);
+``sym``  a symbol (a state, input, parameter or placeholder);
+``add``  a sum of children, ``mul`` a product of children (both sorted);
+``pow``  ``base ** exponent`` (two children);
+``fn``   a sympy function (``sin``, ``atan2``, ``tanh``, ...) of its children.
+
+:func:`Graph.to_sympy` lowers a set of output nodes back to sympy: nodes used
+more than once become numbered temporaries (straight-line definitions),
+single-use nodes are inlined into their parent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable, Sequence
+
+import sympy
+
+_ADD, _MUL, _POW, _FN, _SYM, _NUM = "add", "mul", "pow", "fn", "sym", "num"
+
+
+class Unsupported(Exception):
+    """The expression holds a construct the graph does not model (e.g. ``Piecewise``)."""
+
+
+class Graph:
+    """A hash-consed expression DAG (see the module docstring).
+
+    ``kind[i]``, ``args[i]`` (child ids) and ``payload[i]`` (the number, the
+    symbol or the sympy function) describe node ``i``; ``deps[i]`` is a
+    bitmask of the symbols node ``i`` depends on.
+    """
+
+    def __init__(self) -> None:
+        self.kind: list = []
+        self.args: list = []
+        self.payload: list = []
+        self.deps: list = []
+        self._index: dict = {}
+        self._bits: dict = {}
+        self._partials: dict = {}
+        self.zero = self.number(sympy.Integer(0))
+        self.one = self.number(sympy.Integer(1))
+        self.minus_one = self.number(sympy.Integer(-1))
+
+    # ------------------------------------------------------------------
+    # construction (with the folding every simplifier agrees on)
+
+    def _node(self, kind: str, args: tuple, payload: object = None) -> int:
+        key = (kind, args, payload)
+        found = self._index.get(key)
+        if found is not None:
+            return found
+        node = len(self.kind)
+        self.kind.append(kind)
+        self.args.append(args)
+        self.payload.append(payload)
+        deps = 0
+        for a in args:
+            deps |= self.deps[a]
+        if kind == _SYM:
+            deps = 1 << self._bits.setdefault(payload, len(self._bits))
+        self.deps.append(deps)
+        self._index[key] = node
+        return node
+
+    def number(self, value: sympy.Expr) -> int:
+        """A constant node (a sympy number, or a constant such as ``pi``)."""
+        return self._node(_NUM, (), sympy.sympify(value))
+
+    def symbol(self, symbol: sympy.Symbol) -> int:
+        """The node of ``symbol``."""
+        return self._node(_SYM, (), symbol)
+
+    def is_number(self, node: int) -> bool:
+        return self.kind[node] == _NUM and self.payload[node].is_Number
+
+    def add(self, terms: Iterable[int]) -> int:
+        """``Σ terms``: constants summed, zeros dropped, equal terms counted."""
+        constant = sympy.Integer(0)
+        counts: Counter = Counter()
+        for t in terms:
+            if self.is_number(t):
+                constant += self.payload[t]
+            else:
+                counts[t] += 1
+        items = [t if c == 1 else self.mul((self.number(c), t)) for t, c in counts.items()]
+        if constant != 0:
+            items.append(self.number(constant))
+        if not items:
+            return self.zero
+        if len(items) == 1:
+            return items[0]
+        return self._node(_ADD, tuple(sorted(items)))
+
+    def mul(self, factors: Iterable[int]) -> int:
+        """``Π factors``: constants multiplied, ones dropped, zero absorbing."""
+        constant = sympy.Integer(1)
+        items = []
+        for f in factors:
+            if self.is_number(f):
+                constant *= self.payload[f]
+            else:
+                items.append(f)
+        if constant == 0:
+            return self.zero
+        if constant != 1:
+            items.append(self.number(constant))
+        if not items:
+            return self.one
+        if len(items) == 1:
+            return items[0]
+        return self._node(_MUL, tuple(sorted(items)))
+
+    def neg(self, node: int) -> int:
+        return self.mul((self.minus_one, node))
+
+    def sub(self, a: int, b: int) -> int:
+        return self.add((a, self.neg(b)))
+
+    def pow(self, base: int, exponent: int) -> int:
+        if self.is_number(exponent):
+            e = self.payload[exponent]
+            if e == 0:
+                return self.one
+            if e == 1:
+                return base
+            if self.is_number(base):
+                value = self.payload[base] ** e
+                if value.is_Number:
+                    return self.number(value)
+        return self._node(_POW, (base, exponent))
+
+    def function(self, func: object, args: tuple) -> int:
+        if all(self.is_number(a) for a in args):
+            value = func(*(self.payload[a] for a in args))
+            if value.is_Number:
+                return self.number(value)
+        return self._node(_FN, tuple(args), func)
+
+    # ------------------------------------------------------------------
+    # sympy → graph
+
+    def from_sympy(self, expr: sympy.Basic, bound: dict | None = None) -> int:
+        """The node of the sympy expression ``expr``.
+
+        ``bound`` maps sympy symbols to existing nodes (placeholders);
+        other symbols become ``sym`` nodes. Raises :class:`Unsupported` for
+        constructs the graph does not model.
+        """
+        memo: dict = dict(bound or {})
+        stack = [(expr, False)]
+        while stack:
+            e, ready = stack.pop()
+            if e in memo:
+                continue
+            if not ready and e.args and not e.is_Atom:
+                stack.append((e, True))
+                stack.extend((a, False) for a in e.args if a not in memo)
+                continue
+            memo[e] = self._convert(e, memo)
+        return memo[expr]
+
+    def _convert(self, e: sympy.Basic, memo: dict) -> int:
+        if e.is_Symbol:
+            return self.symbol(e)
+        if e.is_number and e.is_Atom:
+            return self.number(e)
+        children = tuple(memo[a] for a in e.args)
+        if e.is_Add:
+            return self.add(children)
+        if e.is_Mul:
+            return self.mul(children)
+        if e.is_Pow:
+            return self.pow(*children)
+        if isinstance(e, sympy.Function) and all(isinstance(a, sympy.Expr) for a in e.args):
+            return self.function(e.func, children)
+        raise Unsupported(type(e).__name__)
+
+    # ------------------------------------------------------------------
+    # graph → sympy
+
+    def to_sympy(self, outputs: Sequence[int], prefix: str = "_t", start: int = 0) -> tuple[list, list]:
+        """Lower ``outputs`` to ``(definitions, expressions)``.
+
+        ``definitions`` is a list of ``(Symbol, sympy expression)`` in
+        evaluation order, one per node (other than symbols and numbers) used
+        more than once among the nodes ``outputs`` need; every other node is
+        inlined. ``expressions[i]`` is output ``i`` over those temporaries.
+        """
+        order = self.reachable(outputs)
+        uses: Counter = Counter(outputs)
+        for node in order:
+            for a in self.args[node]:
+                uses[a] += 1
+        names = sympy.numbered_symbols(prefix, real=True, start=start)
+        text: dict = {}
+        definitions = []
+        for node in order:
+            kind = self.kind[node]
+            if kind == _SYM or kind == _NUM:
+                text[node] = self.payload[node]
+                continue
+            expr = self._sympy_of(node, text)
+            if uses[node] > 1:
+                name = next(names)
+                definitions.append((name, expr))
+                expr = name
+            text[node] = expr
+        return definitions, [text[o] for o in outputs]
+
+    def _sympy_of(self, node: int, text: dict) -> sympy.Expr:
+        kind, args = self.kind[node], [text[a] for a in self.args[node]]
+        if kind == _ADD:
+            return sympy.Add(*args)
+        if kind == _MUL:
+            return sympy.Mul(*args)
+        if kind == _POW:
+            return sympy.Pow(*args)
+        return self.payload[node](*args)
+
+    def reachable(self, outputs: Iterable[int], mask: int | None = None) -> list:
+        """Nodes ``outputs`` depend on (children first); with ``mask``, only nodes depending on those symbols."""
+        seen = set()
+        stack = [o for o in outputs if mask is None or self.deps[o] & mask]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            for a in self.args[node]:
+                if a not in seen and (mask is None or self.deps[a] & mask):
+                    stack.append(a)
+        return sorted(seen)
+
+    # ------------------------------------------------------------------
+    # differentiation
+
+    def mask(self, symbols: Iterable[int]) -> int:
+        bits = 0
+        for s in symbols:
+            bits |= self.deps[s]
+        return bits
+
+    def partials(self, node: int) -> list:
+        """``∂node/∂child`` for each child, as nodes (local derivative rules)."""
+        kind, args = self.kind[node], self.args[node]
+        if kind == _ADD:
+            return [self.one] * len(args)
+        if kind == _MUL:
+            return [self.mul(args[:i] + args[i + 1 :]) for i in range(len(args))]
+        if kind == _POW:
+            base, exponent = args
+            if self.is_number(exponent):
+                e = self.payload[exponent]
+                return [self.mul((exponent, self.pow(base, self.number(e - 1)))), self.zero]
+            log_base = self.function(sympy.log, (base,))
+            return [self.mul((exponent, self.pow(base, self.add((exponent, self.minus_one))))), self.mul((node, log_base))]
+        if kind == _FN:
+            return self._function_partials(self.payload[node], args)
+        return []
+
+    def _function_partials(self, func: object, args: tuple) -> list:
+        key = (func, len(args))
+        if key not in self._partials:
+            dummies = sympy.symbols(f"_a0:{len(args)}", real=True)
+            value = func(*dummies)
+            self._partials[key] = (dummies, [sympy.diff(value, d) for d in dummies])
+        dummies, derivatives = self._partials[key]
+        bound = dict(zip(dummies, args))
+        return [self.from_sympy(d, bound) for d in derivatives]
+
+    def forward(self, outputs: Sequence[int], seeds: dict) -> list:
+        """Directional derivative of every output: ``Σ_s ∂output/∂s · seeds[s]``.
+
+        ``seeds`` maps symbol nodes to tangent nodes.
+        """
+        mask = self.mask(seeds)
+        tangent = dict(seeds)
+        for node in self.reachable(outputs, mask):
+            if node in tangent:
+                continue
+            args = self.args[node]
+            active = [i for i, a in enumerate(args) if self.deps[a] & mask]
+            if not active:
+                tangent[node] = self.zero
+                continue
+            if self.kind[node] == _ADD:
+                tangent[node] = self.add(tangent[args[i]] for i in active)
+                continue
+            partials = self.partials(node)
+            tangent[node] = self.add(self.mul((partials[i], tangent[args[i]])) for i in active)
+        return [tangent.get(o, self.zero) if self.deps[o] & mask else self.zero for o in outputs]
+
+    def gradient(self, output: int, wrt: Sequence[int]) -> list:
+        """``∂output/∂w`` for each symbol node ``w`` of ``wrt`` (reverse mode)."""
+        mask = self.mask(wrt)
+        order = self.reachable([output], mask)
+        contributions: dict = {output: [self.one]}
+        adjoint: dict = {}
+        for node in reversed(order):
+            adjoint[node] = self.add(contributions.pop(node, ()))
+            args = self.args[node]
+            if adjoint[node] == self.zero or not args:
+                continue
+            partials = self.partials(node) if self.kind[node] != _ADD else None
+            for i, a in enumerate(args):
+                if self.deps[a] & mask:
+                    term = adjoint[node] if partials is None else self.mul((adjoint[node], partials[i]))
+                    contributions.setdefault(a, []).append(term)
+        return [adjoint.get(w, self.zero) for w in wrt]
+
+    def jacobian(self, outputs: Sequence[int], wrt: Sequence[int]) -> list:
+        """``J[a][l] = ∂outputs[a]/∂wrt[l]`` (forward mode, one pass per column)."""
+        columns = [self.forward(outputs, {w: self.one}) for w in wrt]
+        return [[columns[l][a] for l in range(len(wrt))] for a in range(len(outputs))]
+
+    # ------------------------------------------------------------------
+    # inspection
+
+    def atoms(self, outputs: Iterable[int]) -> set:
+        """The sympy function classes used by the nodes ``outputs`` need."""
+        return {self.payload[n] for n in self.reachable(outputs) if self.kind[n] == _FN}
+
+    def degree(self, node: int, variables: set) -> tuple:
+        """``(lowest, highest)`` polynomial degree of ``node`` in the symbol nodes ``variables``.
+
+        ``highest`` is ``math.inf`` where the node is not a polynomial in them
+        (a function or fractional power of an expression containing one). The
+        bounds ignore cancellation: ``lowest == highest == 2`` proves a node a
+        homogeneous quadratic form.
+        """
+        mask = self.mask(variables)
+        bounds: dict = {}
+        for n in self.reachable([node]):
+            kind, args = self.kind[n], self.args[n]
+            if not self.deps[n] & mask:
+                bounds[n] = (0, 0)
+            elif kind == _SYM:
+                bounds[n] = (1, 1)
+            elif kind == _ADD:
+                bounds[n] = (min(bounds[a][0] for a in args), max(bounds[a][1] for a in args))
+            elif kind == _MUL:
+                bounds[n] = (sum(bounds[a][0] for a in args), sum(bounds[a][1] for a in args))
+            elif kind == _POW and self.is_number(args[1]) and self.payload[args[1]].is_Integer and self.payload[args[1]] > 0:
+                e = int(self.payload[args[1]])
+                bounds[n] = (bounds[args[0]][0] * e, bounds[args[0]][1] * e)
+            else:
+                bounds[n] = (0, math.inf)
+        return bounds[node]
+
+    def term_estimate(self, node: int) -> float:
+        """How many terms expanding ``node`` would give, at most (no expansion is done).
+
+        A sum adds its terms' counts, a product multiplies them, a positive
+        integer power raises them to that power; anything else counts one.
+        """
+        counts: dict = {}
+        for n in self.reachable([node]):
+            kind, args = self.kind[n], self.args[n]
+            if kind == _ADD:
+                counts[n] = sum(counts[a] for a in args)
+            elif kind == _MUL:
+                counts[n] = math.prod(counts[a] for a in args)
+            elif kind == _POW and self.is_number(args[1]) and self.payload[args[1]].is_Integer and 0 < self.payload[args[1]] <= 8:
+                counts[n] = counts[args[0]] ** int(self.payload[args[1]])
+            else:
+                counts[n] = 1
+            counts[n] = min(counts[n], 1e30)
+        return counts[node]
+
+    def evaluator(self, outputs: Sequence[int], symbols: Sequence[sympy.Symbol]):
+        """A function of the values of ``symbols`` returning the outputs as floats (``math`` functions)."""
+        order = self.reachable(outputs)
+        position = {self.symbol(s): i for i, s in enumerate(symbols)}
+        functions = {}
+        for node in order:
+            if self.kind[node] == _FN and self.payload[node] not in functions:
+                func = self.payload[node]
+                dummies = sympy.symbols(f"_a0:{len(self.args[node])}", real=True)
+                functions[func] = sympy.lambdify(dummies, func(*dummies), modules="math")
+        steps = []
+        for node in order:
+            kind, args = self.kind[node], self.args[node]
+            if kind == _SYM:
+                steps.append((node, "sym", position[node]))
+            elif kind == _NUM:
+                steps.append((node, "num", float(self.payload[node])))
+            elif kind == _FN:
+                steps.append((node, functions[self.payload[node]], args))
+            else:
+                steps.append((node, kind, args))
+
+        def evaluate(values: Sequence[float]) -> list:
+            v: dict = {}
+            for node, kind, data in steps:
+                if kind == "sym":
+                    v[node] = values[data]
+                elif kind == "num":
+                    v[node] = data
+                elif kind == _ADD:
+                    v[node] = math.fsum(v[a] for a in data)
+                elif kind == _MUL:
+                    product = 1.0
+                    for a in data:
+                        product *= v[a]
+                    v[node] = product
+                elif kind == _POW:
+                    v[node] = v[data[0]] ** v[data[1]]
+                else:
+                    v[node] = kind(*(v[a] for a in data))
+            return [v[o] for o in outputs]
+
+        return evaluate
