@@ -144,83 +144,93 @@ def _is_float(expr: sympy.Expr, known: set) -> bool:
     return any(not a.is_Integer for a in expr.atoms(sympy.Number))
 
 
-def build_kernel(arrays: dict, floats: frozenset = frozenset(), definitions: tuple = ()) -> Kernel:
-    """CSE and print ``arrays`` (name → nested tuple of expressions) as one :class:`Kernel`.
+@dataclass(frozen=True)
+class Printed:
+    """A set of entries reduced together and printed for both paths.
+
+    ``scalar_lines``/``batch_lines`` assign the shared temporaries;
+    ``scalar``/``batch`` hold each entry's text (scalar entries independent of
+    the states and inputs are wrapped in ``float(...)``); ``constants`` holds
+    an entry's value where it is a number known at generation time, else ``None``.
+    """
+
+    scalar_lines: list
+    batch_lines: list
+    scalar: list
+    batch: list
+    constants: list
+
+
+def print_cse(entries: list, floats: frozenset) -> Printed:
+    """The expanded route: one ``sympy.cse`` over ``entries``, printed by sympy's printers.
+
+    ``floats`` are the symbols that hold Python floats on the scalar path
+    (states, inputs).
+    """
+    replacements, reduced = _cse([sympy.sympify(e) for e in entries])
+    is_float = _float_flags(replacements, reduced, floats)
+    return Printed(
+        scalar_lines=[f"{sym} = {SCALAR.expression(expr)}" for sym, expr in replacements],
+        batch_lines=[f"{sym} = {BATCH.doprint(expr)}" for sym, expr in replacements],
+        scalar=[_scalar_entry(e, f) for e, f in zip(reduced, is_float)],
+        batch=[BATCH.doprint(e) for e in reduced],
+        constants=[float(e) if e.is_Number else None for e in reduced],
+    )
+
+
+class GraphReducer:
+    """The graph route: entries are nodes of one :class:`~sls.graph.Graph`, printed straight from it."""
+
+    def __init__(self, graph: object) -> None:
+        from .graph_print import GraphPrinter, Style
+
+        self.graph = graph
+        self.scalar = GraphPrinter(graph, Style(SCALAR, "math", scalar=True))
+        self.batch = GraphPrinter(graph, Style(BATCH, "np", scalar=False))
+
+    def __call__(self, entries: list, floats: frozenset) -> Printed:
+        g = self.graph
+        mask = g.mask(g.symbol(s) for s in floats)
+        scalar_lines, scalar = self.scalar.program(entries)
+        batch_lines, batch = self.batch.program(entries)
+        constants = [float(g.payload[e]) if g.is_number(e) else None for e in entries]
+        scalar = [
+            text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, scalar, constants)
+        ]
+        scalar = [repr(c) if c is not None else text for text, c in zip(scalar, constants)]
+        return Printed(scalar_lines, batch_lines, scalar, batch, constants)
+
+
+def build_kernel(arrays: dict, floats: frozenset = frozenset(), reduce=print_cse) -> Kernel:
+    """Reduce and print ``arrays`` (name → nested tuple of entries) as one :class:`Kernel`.
 
     ``floats`` are the symbols that hold Python floats on the scalar path
     (states, inputs); scalar output entries independent of them are wrapped in
     ``float(...)`` so the returned arrays are float64 whatever the parameters.
-    ``definitions`` are shared temporaries the entries may use (the graph
-    route, see :func:`reduce_terms`).
+    ``reduce`` is :func:`print_cse` (sympy expressions) or a :class:`GraphReducer` (graph nodes).
     """
     shapes = {name: _shape(array) for name, array in arrays.items()}
     flats = {name: list(_flatten(array)) for name, array in arrays.items()}
-    everything = [expr for flat in flats.values() for expr in flat]
-    replacements, reduced = reduce_terms(everything, definitions)
-    is_float = _float_flags(replacements, reduced, floats)
-    scalar_lines = [f"{sym} = {_print(SCALAR.expression, expr)}" for sym, expr in replacements]
-    batch_lines = [f"{sym} = {_print(BATCH.doprint, expr)}" for sym, expr in replacements]
+    printed = reduce([expr for flat in flats.values() for expr in flat], floats)
     outputs = {}
     start = 0
     for name, flat in flats.items():
-        part = reduced[start : start + len(flat)]
-        flags = is_float[start : start + len(flat)]
+        part = slice(start, start + len(flat))
         start += len(flat)
         outputs[name] = Output(
             name=name,
             shape=shapes[name],
-            scalar=[_scalar_entry(e, f) for e, f in zip(part, flags)],
-            batch=[BATCH.doprint(e) for e in part],
-            zero=[e == 0 for e in part],
+            scalar=printed.scalar[part],
+            batch=printed.batch[part],
+            zero=[c == 0.0 for c in printed.constants[part]],
         )
-    return Kernel(scalar_lines=scalar_lines, batch_lines=batch_lines, outputs=outputs)
+    return Kernel(scalar_lines=printed.scalar_lines, batch_lines=printed.batch_lines, outputs=outputs)
 
 
 def _cse(exprs: list) -> tuple[list, list]:
     """One common-subexpression elimination over ``exprs`` (temporaries ``_t0, _t1, …``)."""
     temporaries = sympy.numbered_symbols("_t", real=True)
     return sympy.cse(exprs, symbols=temporaries, order="none")
-
-
-def reduce_terms(exprs: list, definitions: tuple = ()) -> tuple[list, list]:
-    """``(replacements, reduced)``: the temporaries ``exprs`` need and ``exprs`` over them.
-
-    Without ``definitions`` this is one ``sympy.cse`` (the expanded route).
-    With them (the graph route, where sharing is already explicit) it is the
-    subset of ``definitions`` that ``exprs`` need, in order, and ``exprs``
-    unchanged: a second CSE over a large shared program costs more than it saves.
-    """
-    if not definitions:
-        return _cse(exprs)
-    return needed_definitions(definitions, exprs), list(exprs)
-
-
-def needed_definitions(definitions: tuple, exprs: list) -> list:
-    """The ``(symbol, expression)`` pairs of ``definitions`` that ``exprs`` depend on, in order."""
-    defined = {sym: k for k, (sym, _) in enumerate(definitions)}
-    needed = set()
-    stack = [s for e in exprs for s in e.free_symbols if s in defined]
-    while stack:
-        k = defined[stack.pop()]
-        if k in needed:
-            continue
-        needed.add(k)
-        stack.extend(s for s in definitions[k][1].free_symbols if s in defined)
-    return [definitions[k] for k in sorted(needed)]
-
-
-_PRINTED: dict = {}
-
-
-def _print(printer, expr: sympy.Expr) -> str:
-    """``printer(expr)``, remembered: the graph route prints the same temporaries in several modules."""
-    key = (printer, expr)
-    text = _PRINTED.get(key)
-    if text is None:
-        text = _PRINTED[key] = printer(expr)
-        if len(_PRINTED) > 200_000:
-            _PRINTED.clear()
-    return text
 
 
 def _scalar_entry(expr: sympy.Expr, is_float: bool) -> str:
@@ -347,26 +357,17 @@ def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) ->
     return z
 
 
-def _entry_values(prefix: str, part: list, flags: list, scalar: bool, lines: list) -> list:
-    """Bind reduced output entries to names (or float constants) for the solver code."""
+def _entry_values(prefix: str, texts: list, constants: list, lines: list) -> list:
+    """Bind printed output entries to names (or float constants) for the solver code."""
     values = []
-    for k, (expr, is_float) in enumerate(zip(part, flags)):
-        if expr.is_Number:
-            values.append(float(expr))
-        elif scalar:
-            text = _scalar_entry(expr, is_float)
-            if _is_name(text):
-                values.append(text)
-            else:
-                lines.append(f"{prefix}{k} = {text}")
-                values.append(f"{prefix}{k}")
+    for k, (text, constant) in enumerate(zip(texts, constants)):
+        if constant is not None:
+            values.append(constant)
+        elif _is_name(text):
+            values.append(text)
         else:
-            text = BATCH.doprint(expr)
-            if _is_name(text):
-                values.append(text)
-            else:
-                lines.append(f"{prefix}{k} = {text}")
-                values.append(f"{prefix}{k}")
+            lines.append(f"{prefix}{k} = {text}")
+            values.append(f"{prefix}{k}")
     return values
 
 
@@ -382,7 +383,7 @@ def _assemble(values: list, shape: tuple, scalar: bool) -> str:
     return f"_stack({items}, _x.shape[:-1], {shape})"
 
 
-def _solver_code(arrays: dict, floats: frozenset, n: int, finish, definitions: tuple = ()) -> SolverCode:
+def _solver_code(arrays: dict, floats: frozenset, n: int, finish, reduce=print_cse) -> SolverCode:
     """Shared part of :func:`qddot_code` and :func:`linearized_code`.
 
     ``arrays`` maps names to nested tuples (``M`` is the (n, n) mass matrix);
@@ -393,20 +394,19 @@ def _solver_code(arrays: dict, floats: frozenset, n: int, finish, definitions: t
     upper = [(a, b) for a in range(n) for b in range(a, n)]
     flats = {name: list(_flatten(array)) for name, array in arrays.items() if name != "M"}
     M = arrays["M"]
-    everything = [sympy.sympify(M[a][b]) for a, b in upper] + [e for flat in flats.values() for e in flat]
-    replacements, reduced = reduce_terms(everything, definitions)
-    is_float = _float_flags(replacements, reduced, floats)
+    printed = reduce([M[a][b] for a, b in upper] + [e for flat in flats.values() for e in flat], floats)
     result = {}
     for scalar in (True, False):
-        printer = SCALAR.expression if scalar else BATCH.doprint
-        lines = [f"{sym} = {_print(printer, expr)}" for sym, expr in replacements]
+        lines = list(printed.scalar_lines if scalar else printed.batch_lines)
+        texts = printed.scalar if scalar else printed.batch
         parts = {}
         start = len(upper)
-        m_values = _entry_values("_M", reduced[:start], is_float[:start], scalar, lines)
+        m_values = _entry_values("_M", texts[:start], printed.constants[:start], lines)
         m_map = dict(zip(upper, m_values))
         parts["M"] = [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]
         for name, flat in flats.items():
-            parts[name] = _entry_values(f"_{name}", reduced[start : start + len(flat)], is_float[start : start + len(flat)], scalar, lines)
+            part = slice(start, start + len(flat))
+            parts[name] = _entry_values(f"_{name}", texts[part], printed.constants[part], lines)
             start += len(flat)
         shapes = {name: _shape(array) for name, array in arrays.items()}
         generic = "return _generic(" + ", ".join(_assemble(parts[k], shapes[k], scalar) for k in arrays) + ", _x)"
@@ -430,7 +430,7 @@ def _solver_code(arrays: dict, floats: frozenset, n: int, finish, definitions: t
     return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=n <= UNROLL_MAX)
 
 
-def qddot_code(M: tuple, rhs: tuple, floats: frozenset, definitions: tuple = ()) -> SolverCode:
+def qddot_code(M: tuple, rhs: tuple, floats: frozenset, reduce=print_cse) -> SolverCode:
     """``q̈ = M⁻¹ rhs``: kernel for ``M`` and ``rhs``, unrolled solve, ``return``."""
     n = len(rhs)
 
@@ -443,11 +443,11 @@ def qddot_code(M: tuple, rhs: tuple, floats: frozenset, definitions: tuple = ())
             emit.lines += [f"_out[..., {k}] = {_text(v)}" for k, v in enumerate(z)]
             emit.lines.append("return _out")
 
-    return _solver_code({"M": M, "rhs": rhs}, floats, n, finish, definitions)
+    return _solver_code({"M": M, "rhs": rhs}, floats, n, finish, reduce)
 
 
 def linearized_code(
-    M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, floats: frozenset, definitions: tuple = ()
+    M: tuple, rhs: tuple, dM: tuple, drhs: tuple, B_u: tuple, floats: frozenset, reduce=print_cse
 ) -> SolverCode:
     """``(A, B)``: kernel for ``M, rhs, dM, drhs, B_u``, one factorization, unrolled solves, ``return``.
 
@@ -499,7 +499,56 @@ def linearized_code(
             emit.lines.append("return _A, _B")
 
     arrays = {"M": M, "rhs": rhs, "dM": dM, "drhs": drhs, "B_u": B_u}
-    return _solver_code(arrays, floats, n, finish, definitions)
+    return _solver_code(arrays, floats, n, finish, reduce)
+
+
+class _SympyAlgebra:
+    """Arithmetic on sympy expressions (the expanded route)."""
+
+    zero = sympy.Integer(0)
+
+    @staticmethod
+    def total(items) -> sympy.Expr:
+        return sympy.Add(*items)
+
+    @staticmethod
+    def product(a, b) -> sympy.Expr:
+        return a * b
+
+    @staticmethod
+    def plus(a, b) -> sympy.Expr:
+        return a + b
+
+    @staticmethod
+    def minus(a, b) -> sympy.Expr:
+        return a - b
+
+    @staticmethod
+    def symbol(s: sympy.Symbol) -> sympy.Symbol:
+        return s
+
+
+class _GraphAlgebra:
+    """The same arithmetic on nodes of a :class:`~sls.graph.Graph` (the graph route)."""
+
+    def __init__(self, graph: object) -> None:
+        self.graph = graph
+        self.zero = graph.zero
+
+    def total(self, items) -> int:
+        return self.graph.add(list(items))
+
+    def product(self, a, b) -> int:
+        return self.graph.mul((a, b))
+
+    def plus(self, a, b) -> int:
+        return self.graph.add((a, b))
+
+    def minus(self, a, b) -> int:
+        return self.graph.sub(a, b)
+
+    def symbol(self, s: sympy.Symbol) -> int:
+        return self.graph.symbol(s)
 
 
 def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
@@ -510,39 +559,56 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
     ∂M/∂q_l stacked on the last axis, ``drhs = ∂rhs/∂x`` at fixed ``q̈``
     (n, 2n) and ``B_u``) get a :class:`SolverCode`; ``tau_fun`` computes
     ``M q̈ + C q̇ + φ + fric`` with ``q̈`` the symbols ``_qddot0 …``.
+    On the graph route (``dynamics.graph`` set) the entries are graph nodes,
+    combined and printed by the graph (:class:`GraphReducer`).
     """
     d = dynamics
     model = d.model
     n, m = model.n, model.m
-    u = model.inputs
+    if d.graph is None:
+        alg, reduce = _SympyAlgebra(), print_cse
+    else:
+        alg, reduce = _GraphAlgebra(d.graph), GraphReducer(d.graph)
+    u = [alg.symbol(s) for s in model.inputs]
     h = d.coriolis_force
     rhs = tuple(
-        sympy.Add(*(d.input_matrix[k][j] * u[j] for j in range(m))) - h[k] - d.potential_gradient[k] - d.friction[k]
+        alg.minus(
+            alg.minus(alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]), d.potential_gradient[k]),
+            d.friction[k],
+        )
         for k in range(n)
     )
     drhs = tuple(
         tuple(
-            sympy.Add(*(d.input_matrix_jac[k][j][l] * u[j] for j in range(m)))
-            - d.coriolis_force_jac[k][l]
-            - d.potential_gradient_jac[k][l]
-            - d.friction_jac[k][l]
+            alg.minus(
+                alg.minus(
+                    alg.minus(
+                        alg.total(alg.product(d.input_matrix_jac[k][j][l], u[j]) for j in range(m)), d.coriolis_force_jac[k][l]
+                    ),
+                    d.potential_gradient_jac[k][l],
+                ),
+                d.friction_jac[k][l],
+            )
             for l in range(2 * n)
         )
         for k in range(n)
     )
     qddot_symbols = [sympy.Symbol(f"_qddot{k}", real=True) for k in range(n)]
+    qddot = [alg.symbol(s) for s in qddot_symbols]
     tau = tuple(
-        sympy.Add(*(d.mass_matrix[k][j] * qddot_symbols[j] for j in range(n))) + h[k] + d.potential_gradient[k] + d.friction[k]
+        alg.plus(
+            alg.plus(alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]), d.potential_gradient[k]),
+            d.friction[k],
+        )
         for k in range(n)
     )
     dM = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
-    floats = frozenset(model.state) | frozenset(u)
+    floats = frozenset(model.state) | frozenset(model.inputs)
     with_qddot = floats | frozenset(qddot_symbols)
-
-    shared = d.definitions
+    energies = (model.T, model.V) if d.graph is None else d.energies
 
     def kernel(arrays: dict, symbols: frozenset = floats) -> Callable[[], Kernel]:
-        return lambda: build_kernel(arrays, symbols, shared)
+        return lambda: build_kernel(arrays, symbols, reduce)
 
     return {
         "M_fun": kernel({"M": d.mass_matrix}),
@@ -555,11 +621,11 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
         "fric_jac_fun": kernel({"fric_jac": d.friction_jac}),
         "input_matrix_fun": kernel({"B_u": d.input_matrix}),
         "input_matrix_jac_fun": kernel({"B_u_jac": d.input_matrix_jac}),
-        "T_fun": kernel({"T": model.T}),
-        "V_fun": kernel({"V": model.V}),
+        "T_fun": kernel({"T": energies[0]}),
+        "V_fun": kernel({"V": energies[1]}),
         "tau_fun": kernel({"tau": tau}, with_qddot),
-        "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats, shared),
-        "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats, shared),
+        "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats, reduce),
+        "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats, reduce),
     }
 
 
@@ -589,7 +655,7 @@ def _flatten(array: object):
         for item in array:
             yield from _flatten(item)
     else:
-        yield sympy.sympify(array)
+        yield array
 
 
 def _unravel(position: int, shape: tuple) -> tuple:

@@ -50,10 +50,12 @@ class Dynamics:
     (n, m), ``input_matrix_jac`` (n, m, 2n).
 
     ``method`` is the route that derived them (:data:`METHODS`). On the
-    ``"graph"`` route the entries are expressions over shared temporaries:
-    ``definitions`` is the straight-line program ``((symbol, expression), …)``
-    defining them, in evaluation order (empty on the ``"expanded"`` route),
-    and ``christoffel`` is ``None`` (the graph never needs the tensor).
+    ``"expanded"`` route every entry is a sympy expression. On the
+    ``"graph"`` route every entry is a node (an ``int``) of ``graph``, a
+    :class:`~sls.graph.Graph` sharing all subexpressions; ``energies`` holds
+    the nodes of ``T`` and ``V`` and ``christoffel`` is ``None`` (the graph
+    never needs the tensor). :meth:`as_sympy` gives any array as sympy
+    expressions on either route.
     """
 
     model: Model
@@ -70,8 +72,20 @@ class Dynamics:
     friction_jac: tuple
     input_matrix: tuple
     input_matrix_jac: tuple
-    definitions: tuple = ()
     method: str = "expanded"
+    graph: Graph | None = None
+    energies: tuple = ()
+
+    def as_sympy(self, array: tuple) -> tuple:
+        """``array`` (one of the fields) with sympy expressions as entries, on either route."""
+        if self.graph is None:
+            return array
+        flat = _flat(array)
+        definitions, exprs = self.graph.to_sympy(flat)
+        substitution = {}
+        for sym, expr in definitions:
+            substitution[sym] = expr.xreplace(substitution)
+        return _nest([e.xreplace(substitution) for e in exprs], _shape_of(array))
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:
@@ -269,8 +283,8 @@ def derive_on_graph(model: Model) -> Dynamics:
       mode (``∂h/∂x`` by reverse mode, one pass per row).
 
     No Christoffel tensor and no expanded ``T``: the cost grows with the size
-    of the graph. The arrays are then lowered to sympy expressions over shared
-    temporaries ``_g0, _g1, …`` (:attr:`Dynamics.definitions`).
+    of the graph. The arrays hold graph nodes; code is printed straight from
+    the graph (:mod:`sls.graph_print`).
     """
     n = model.n
     graph = Graph()
@@ -304,45 +318,25 @@ def derive_on_graph(model: Model) -> Dynamics:
     B_flat = [e for row in B for e in row]
     dB = [graph.forward(B_flat, {xl: graph.one}) for xl in x]
 
-    arrays = {
-        "M": M_flat,
-        "M_jac": [dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)],
-        "C": C_flat,
-        "C_jac": [dC[l][k * n + j] for k in range(n) for j in range(n) for l in range(2 * n)],
-        "h": h,
-        "h_jac": [e for row in h_jac for e in row],
-        "phi": phi,
-        "phi_jac": [e for row in phi_jac for e in row],
-        "fric": fric,
-        "fric_jac": [e for row in fric_jac for e in row],
-        "B": B_flat,
-        "B_jac": [dB[l][r] for r in range(len(B_flat)) for l in range(2 * n)],
-    }
-    names = list(arrays)
-    flat = [e for name in names for e in arrays[name]]
-    definitions, lowered = graph.to_sympy(flat, prefix="_g")
-    values, start = {}, 0
-    for name in names:
-        values[name] = lowered[start : start + len(arrays[name])]
-        start += len(arrays[name])
     m = model.m
     return Dynamics(
         model=model,
-        mass_matrix=_nest(values["M"], (n, n)),
-        mass_matrix_jac=_nest(values["M_jac"], (n, n, 2 * n)),
+        mass_matrix=_nest(M_flat, (n, n)),
+        mass_matrix_jac=_nest([dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)),
         christoffel=None,
-        coriolis=_nest(values["C"], (n, n)),
-        coriolis_jac=_nest(values["C_jac"], (n, n, 2 * n)),
-        coriolis_force=tuple(values["h"]),
-        coriolis_force_jac=_nest(values["h_jac"], (n, 2 * n)),
-        potential_gradient=tuple(values["phi"]),
-        potential_gradient_jac=_nest(values["phi_jac"], (n, 2 * n)),
-        friction=tuple(values["fric"]),
-        friction_jac=_nest(values["fric_jac"], (n, 2 * n)),
-        input_matrix=_nest(values["B"], (n, m)),
-        input_matrix_jac=_nest(values["B_jac"], (n, m, 2 * n)),
-        definitions=tuple(definitions),
+        coriolis=_nest(C_flat, (n, n)),
+        coriolis_jac=_nest([dC[l][k * n + j] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n)),
+        coriolis_force=tuple(h),
+        coriolis_force_jac=_nest([e for row in h_jac for e in row], (n, 2 * n)),
+        potential_gradient=tuple(phi),
+        potential_gradient_jac=_nest([e for row in phi_jac for e in row], (n, 2 * n)),
+        friction=tuple(fric),
+        friction_jac=_nest([e for row in fric_jac for e in row], (n, 2 * n)),
+        input_matrix=_nest(B_flat, (n, m)),
+        input_matrix_jac=_nest([dB[l][r] for r in range(len(B_flat)) for l in range(2 * n)], (n, m, 2 * n)),
         method="graph",
+        graph=graph,
+        energies=(T, V),
     )
 
 
@@ -352,3 +346,17 @@ def _nest(flat: list, shape: tuple) -> tuple:
         return tuple(flat)
     step = len(flat) // shape[0]
     return tuple(_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0]))
+
+
+def _flat(array: object) -> list:
+    if isinstance(array, tuple):
+        return [e for item in array for e in _flat(item)]
+    return [array]
+
+
+def _shape_of(array: object) -> tuple:
+    shape = []
+    while isinstance(array, tuple):
+        shape.append(len(array))
+        array = array[0] if array else None
+    return tuple(shape)

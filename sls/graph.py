@@ -56,6 +56,8 @@ class Graph:
         self._index: dict = {}
         self._bits: dict = {}
         self._partials: dict = {}
+        self._numbers: set = set()
+        self._node_partials: dict = {}
         self.zero = self.number(sympy.Integer(0))
         self.one = self.number(sympy.Integer(1))
         self.minus_one = self.number(sympy.Integer(-1))
@@ -83,51 +85,61 @@ class Graph:
 
     def number(self, value: sympy.Expr) -> int:
         """A constant node (a sympy number, or a constant such as ``pi``)."""
-        return self._node(_NUM, (), sympy.sympify(value))
+        value = sympy.sympify(value)
+        node = self._node(_NUM, (), value)
+        if value.is_Number:
+            self._numbers.add(node)
+        return node
 
     def symbol(self, symbol: sympy.Symbol) -> int:
         """The node of ``symbol``."""
         return self._node(_SYM, (), symbol)
 
     def is_number(self, node: int) -> bool:
-        return self.kind[node] == _NUM and self.payload[node].is_Number
+        """True when ``node`` is a number (not a symbolic constant such as ``pi``)."""
+        return node in self._numbers
 
     def add(self, terms: Iterable[int]) -> int:
         """``Σ terms``: constants summed, zeros dropped, equal terms counted."""
-        constant = sympy.Integer(0)
-        counts: Counter = Counter()
+        numbers = self._numbers
+        constant = None
+        counts: dict = {}
         for t in terms:
-            if self.is_number(t):
-                constant += self.payload[t]
+            if t in numbers:
+                constant = self.payload[t] if constant is None else constant + self.payload[t]
             else:
-                counts[t] += 1
+                counts[t] = counts.get(t, 0) + 1
         items = [t if c == 1 else self.mul((self.number(c), t)) for t, c in counts.items()]
-        if constant != 0:
+        if constant is not None and constant != 0:
             items.append(self.number(constant))
         if not items:
             return self.zero
         if len(items) == 1:
             return items[0]
-        return self._node(_ADD, tuple(sorted(items)))
+        items.sort()
+        return self._node(_ADD, tuple(items))
 
     def mul(self, factors: Iterable[int]) -> int:
         """``Π factors``: constants multiplied, ones dropped, zero absorbing."""
-        constant = sympy.Integer(1)
+        numbers = self._numbers
+        constant = None
         items = []
         for f in factors:
-            if self.is_number(f):
-                constant *= self.payload[f]
+            if f in numbers:
+                constant = self.payload[f] if constant is None else constant * self.payload[f]
             else:
                 items.append(f)
-        if constant == 0:
-            return self.zero
-        if constant != 1:
-            items.append(self.number(constant))
+        if constant is not None:
+            if constant == 0:
+                return self.zero
+            if constant != 1:
+                items.append(self.number(constant))
         if not items:
             return self.one
         if len(items) == 1:
             return items[0]
-        return self._node(_MUL, tuple(sorted(items)))
+        items.sort()
+        return self._node(_MUL, tuple(items))
 
     def neg(self, node: int) -> int:
         return self.mul((self.minus_one, node))
@@ -226,6 +238,14 @@ class Graph:
             text[node] = expr
         return definitions, [text[o] for o in outputs]
 
+    def as_sympy(self, node: int) -> sympy.Expr:
+        """``node`` as one sympy expression (temporaries substituted back: small nodes only)."""
+        definitions, (expr,) = self.to_sympy([node])
+        substitution = {}
+        for sym, value in definitions:
+            substitution[sym] = value.xreplace(substitution)
+        return expr.xreplace(substitution)
+
     def _sympy_of(self, node: int, text: dict) -> sympy.Expr:
         kind, args = self.kind[node], [text[a] for a in self.args[node]]
         if kind == _ADD:
@@ -259,13 +279,22 @@ class Graph:
             bits |= self.deps[s]
         return bits
 
-    def partials(self, node: int) -> list:
-        """``∂node/∂child`` for each child, as nodes (local derivative rules)."""
+    def partials(self, node: int, active: Sequence[int] | None = None) -> dict:
+        """``{i: ∂node/∂child_i}`` for the children ``active`` (default: all), as nodes."""
         kind, args = self.kind[node], self.args[node]
+        if active is None:
+            active = range(len(args))
         if kind == _ADD:
-            return [self.one] * len(args)
+            return {i: self.one for i in active}
         if kind == _MUL:
-            return [self.mul(args[:i] + args[i + 1 :]) for i in range(len(args))]
+            return {i: self.mul(args[:i] + args[i + 1 :]) for i in active}
+        cached = self._node_partials.get(node)
+        if cached is None:
+            cached = self._node_partials[node] = dict(enumerate(self._local_partials(node)))
+        return cached
+
+    def _local_partials(self, node: int) -> list:
+        kind, args = self.kind[node], self.args[node]
         if kind == _POW:
             base, exponent = args
             if self.is_number(exponent):
@@ -305,7 +334,7 @@ class Graph:
             if self.kind[node] == _ADD:
                 tangent[node] = self.add(tangent[args[i]] for i in active)
                 continue
-            partials = self.partials(node)
+            partials = self.partials(node, active)
             tangent[node] = self.add(self.mul((partials[i], tangent[args[i]])) for i in active)
         return [tangent.get(o, self.zero) if self.deps[o] & mask else self.zero for o in outputs]
 
@@ -320,11 +349,11 @@ class Graph:
             args = self.args[node]
             if adjoint[node] == self.zero or not args:
                 continue
-            partials = self.partials(node) if self.kind[node] != _ADD else None
-            for i, a in enumerate(args):
-                if self.deps[a] & mask:
-                    term = adjoint[node] if partials is None else self.mul((adjoint[node], partials[i]))
-                    contributions.setdefault(a, []).append(term)
+            active = [i for i, a in enumerate(args) if self.deps[a] & mask]
+            partials = self.partials(node, active) if self.kind[node] != _ADD else None
+            for i in active:
+                term = adjoint[node] if partials is None else self.mul((adjoint[node], partials[i]))
+                contributions.setdefault(args[i], []).append(term)
         return [adjoint.get(w, self.zero) for w in wrt]
 
     def jacobian(self, outputs: Sequence[int], wrt: Sequence[int]) -> list:

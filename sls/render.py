@@ -16,7 +16,7 @@ import jinja2
 import sympy
 
 from . import __version__
-from .codegen import Kernel, SolverCode
+from .codegen import Kernel, Output, SolverCode
 from .model import Model
 
 #: First characters of every file sls generates; sls overwrites only such files.
@@ -127,6 +127,31 @@ def render_package(
     """Render every file of the generated package: file name → source text."""
     env = environment()
     ctx = context(model, simplify, method)
+    files = _render_files(env, ctx, model, kernels)
+    # The name check reads the templates' own code: kernel lines bind only names
+    # starting with '_' (which user names never do), so a skeleton render with
+    # empty kernels is checked instead of parsing the (possibly huge) real one.
+    check_names(model, _render_files(env, ctx, model, _skeleton(kernels)))
+    return files
+
+
+def _skeleton(kernels: dict) -> dict:
+    """``kernels`` without their generated lines (and with zero outputs), for :func:`check_names`."""
+    result = {}
+    for name, code in kernels.items():
+        if isinstance(code, SolverCode):
+            result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
+        else:
+            outputs = {
+                key: Output(name=key, shape=out.shape, scalar=["0.0"] * len(out.scalar), batch=["0.0"] * len(out.batch), zero=[True] * len(out.zero))
+                for key, out in code.outputs.items()
+            }
+            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs)
+    return result
+
+
+def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dict) -> dict[str, str]:
+    """Render the templates with ``kernels``: file name → source text."""
     files = {}
     for name in FUNCTIONS:
         kernel = kernels[name]
@@ -138,9 +163,7 @@ def render_package(
         files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx)
     files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=MODULES)
-    files = {name: _tidy(text) for name, text in sorted(files.items())}
-    check_names(model, files)
-    return files
+    return {name: _tidy(text) for name, text in sorted(files.items())}
 
 
 def check_names(model: Model, files: dict[str, str]) -> None:

@@ -19,7 +19,6 @@ import math
 import numpy as np
 import sympy
 
-from .codegen import needed_definitions
 from .derive import Dynamics
 from .errors import ModelError, brief
 
@@ -45,12 +44,10 @@ def check_smooth(dynamics: Dynamics) -> None:
         "the input matrix B_u": dynamics.input_matrix,
         "dB_u/dx": dynamics.input_matrix_jac,
     }
-    tainted = _tainted_definitions(dynamics.definitions)
     for label, array in terms.items():
         for expr in _flatten(array):
-            via = expr.free_symbols & tainted.keys()
-            if via:  # graph route: the culprit sits in a shared temporary
-                expr = tainted[min(via, key=str)]
+            if dynamics.graph is not None:
+                expr = _graph_culprit(dynamics.graph, expr)
             bad = expr.atoms(*_NONSMOOTH)
             if bad:
                 culprit = brief(sorted(map(str, bad))[0], 100)
@@ -68,20 +65,12 @@ def check_smooth(dynamics: Dynamics) -> None:
                 )
 
 
-def _tainted_definitions(definitions: tuple) -> dict:
-    """Temporaries (graph route) whose value involves a distribution or an unevaluated derivative.
-
-    Maps each such temporary to the expression that holds the culprit itself.
-    """
-    tainted: dict = {}
-    for sym, expr in definitions:
-        if expr.atoms(*_NONSMOOTH, sympy.Derivative, sympy.Subs):
-            tainted[sym] = expr
-        else:
-            via = expr.free_symbols & tainted.keys()
-            if via:
-                tainted[sym] = tainted[min(via, key=str)]
-    return tainted
+def _graph_culprit(graph: object, node: int) -> sympy.Expr:
+    """The first function call under ``node`` sls refuses (as sympy), or ``0`` when there is none."""
+    for sub in graph.reachable([node]):
+        if graph.kind[sub] == "fn" and graph.payload[sub] in (*_NONSMOOTH, sympy.Derivative, sympy.Subs):
+            return graph.as_sympy(sub)
+    return sympy.Integer(0)
 
 
 def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
@@ -90,9 +79,11 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     n = model.n
     rng = np.random.default_rng(20241121)
     params = [sympy.Symbol(name, real=True) for name in model.params]
-    entries = [list(row) for row in dynamics.mass_matrix]
-    shared = needed_definitions(dynamics.definitions, [e for row in entries for e in row])
-    evaluate = sympy.lambdify([model.state, params], entries, modules="math", cse=lambda exprs: (shared, exprs))
+    if dynamics.graph is None:
+        evaluate = sympy.lambdify([model.state, params], [list(row) for row in dynamics.mass_matrix], modules="math")
+    else:
+        flat = dynamics.graph.evaluator([e for row in dynamics.mass_matrix for e in row], list(model.state) + params)
+        evaluate = lambda state, values: np.reshape(flat(list(state) + list(values)), (n, n))  # noqa: E731
     for _ in range(samples):
         state = np.concatenate([rng.uniform(-math.pi, math.pi, n), rng.uniform(-1.0, 1.0, n)])
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]

@@ -1,0 +1,197 @@
+"""Printing a derivative graph (:mod:`sls.graph`) as straight-line code, without sympy objects.
+
+The graph route never turns its (large, shared) derivative graph back into
+sympy trees: each node prints in microseconds from its children's text. Nodes
+used more than once become temporaries ``_g0, _g1, …`` (numbered per
+function, in evaluation order); single-use nodes are inlined into their
+parent, up to a nesting depth that keeps lines readable and parsable.
+
+Operators and numbers print the same in every language sls targets; the
+*functions* (``sin``, ``atan2``, ``sign``, …) come from a sympy code printer
+(:class:`~sls.codegen.ScalarPrinter` for Python floats,
+:class:`~sls.codegen.BatchPrinter` for numpy arrays), applied once per
+function to placeholders, so the graph prints exactly the calls the expanded
+route prints.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import sympy
+
+from .graph import Graph
+
+#: Precedence levels of printed text: what may stand unparenthesized where
+#: (``NEG`` is a negated product or a negative number, ``-a*b``).
+LOW, ADD, NEG, MUL, POW, ATOM = 0, 1, 2, 3, 4, 5
+#: Deepest nesting of inlined single-use nodes before a temporary is introduced.
+MAX_INLINE_DEPTH = 12
+
+_CALL = re.compile(r"^[A-Za-z_][\w.]*\(")
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one path prints: the sympy printer for function calls and the module prefix of ``pi``."""
+
+    printer: object
+    module: str
+    scalar: bool
+
+
+class GraphPrinter:
+    """Print graph nodes for one :class:`Style` (see the module docstring)."""
+
+    def __init__(self, graph: Graph, style: Style) -> None:
+        self.graph = graph
+        self.style = style
+        self._templates: dict = {}
+
+    def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list, list]:
+        """``(lines, texts)``: assignments of the shared temporaries, and each output's text."""
+        g = self.graph
+        order = g.reachable(outputs)
+        uses: Counter = Counter(outputs)
+        for node in order:
+            for a in g.args[node]:
+                uses[a] += 1
+        printed: dict = {}
+        depth: dict = {}
+        lines = []
+        count = 0
+        for node in order:
+            text, prec = self._node(node, printed)
+            kind = g.kind[node]
+            d = 0 if kind in ("sym", "num") else 1 + max((depth[a] for a in g.args[node]), default=0)
+            if kind not in ("sym", "num") and (uses[node] > 1 or d > MAX_INLINE_DEPTH):
+                name = f"{prefix}{count}"
+                count += 1
+                lines.append(f"{name} = {text}")
+                text, prec, d = name, ATOM, 0
+            printed[node] = (text, prec)
+            depth[node] = d
+        return lines, [printed[o][0] for o in outputs]
+
+    # ------------------------------------------------------------------
+
+    def _number(self, value: sympy.Expr) -> tuple[str, int]:
+        if value.is_Integer:
+            return str(int(value)), ATOM if value >= 0 else NEG
+        if value.is_Rational:
+            return f"{value.p}/{value.q}", MUL if value > 0 else NEG
+        if value.is_Float:
+            number = float(value)
+            return repr(number), ATOM if number >= 0 else NEG
+        return self.style.printer.doprint(value), ATOM
+
+    def _node(self, node: int, printed: dict) -> tuple[str, int]:
+        g = self.graph
+        kind, args = g.kind[node], g.args[node]
+        if kind == "sym":
+            return g.payload[node].name, ATOM
+        if kind == "num":
+            return self._number(g.payload[node])
+        if kind == "add":
+            return self._add(args, printed)
+        if kind == "mul":
+            return self._mul(args, printed)
+        if kind == "pow":
+            return self._pow(args[0], args[1], printed)
+        return self._call(g.payload[node], args, printed)
+
+    @staticmethod
+    def _wrap(item: tuple, level: int) -> str:
+        text, prec = item
+        return text if prec >= level else f"({text})"
+
+    def _add(self, args: tuple, printed: dict) -> tuple[str, int]:
+        terms = [self._wrap(printed[a], NEG) for a in args]
+        # Positive terms first, so the sum reads "a + b - c".
+        terms.sort(key=lambda t: t.startswith("-"))
+        text = terms[0]
+        for t in terms[1:]:
+            text += f" - {t[1:]}" if t.startswith("-") else f" + {t}"
+        return text, ADD
+
+    def _mul(self, args: tuple, printed: dict) -> tuple[str, int]:
+        g = self.graph
+        coefficient = sympy.Integer(1)
+        numerator, denominator = [], []
+        for a in args:
+            if g.is_number(a):
+                coefficient *= g.payload[a]
+                continue
+            if g.kind[a] == "pow" and g.is_number(g.args[a][1]) and g.payload[g.args[a][1]] < 0:
+                base, exponent = g.args[a]
+                denominator.append(self._power_text(base, -g.payload[exponent], printed))
+                continue
+            numerator.append(self._wrap(printed[a], MUL))
+        sign = ""
+        if coefficient < 0:
+            sign, coefficient = "-", -coefficient
+        if coefficient.is_Rational and not coefficient.is_Integer:
+            if coefficient.p != 1:
+                numerator.insert(0, str(coefficient.p))
+            denominator.insert(0, (str(coefficient.q), ATOM))
+        elif coefficient != 1:
+            numerator.insert(0, self._number(coefficient)[0])
+        text = "*".join(numerator) if numerator else "1"
+        for item in denominator:
+            text += "/" + self._wrap(item, POW)
+        return sign + text, NEG if sign else MUL
+
+    def _power_text(self, base: int, exponent: sympy.Expr, printed: dict) -> tuple[str, int]:
+        """``base**exponent`` for a positive constant ``exponent``."""
+        if exponent == 1:
+            return printed[base]
+        if exponent == sympy.Rational(1, 2):
+            return self._template(sympy.sqrt, 1, [printed[base]])
+        b = self._wrap(printed[base], ATOM)
+        if self.style.scalar and exponent in (2, 3):
+            # x*x is several times faster than x**2 on Python floats.
+            return "*".join([b] * int(exponent)), MUL
+        return f"{b}**{self._wrap(self._number(exponent), ATOM)}", POW
+
+    def _pow(self, base: int, exponent: int, printed: dict) -> tuple[str, int]:
+        g = self.graph
+        if g.is_number(exponent):
+            e = g.payload[exponent]
+            if e > 0:
+                return self._power_text(base, e, printed)
+            return f"1/{self._wrap(self._power_text(base, -e, printed), POW)}", MUL
+        return f"{self._wrap(printed[base], ATOM)}**{self._wrap(printed[exponent], ATOM)}", POW
+
+    def _call(self, func: object, args: tuple, printed: dict) -> tuple[str, int]:
+        return self._template(func, len(args), [printed[a] for a in args])
+
+    def _template(self, func: object, arity: int, items: list) -> tuple[str, int]:
+        key = (func, arity)
+        if key not in self._templates:
+            placeholders = sympy.symbols(f"_arg0:{arity}", real=True)
+            text = self.style.printer.doprint(func(*placeholders))
+            atomic = bool(_CALL.match(text)) and _closes_at_end(text)
+            self._templates[key] = (text, atomic)
+        text, atomic = self._templates[key]
+        for k in reversed(range(arity)):  # _arg10 before _arg1
+            text = text.replace(f"_arg{k}", self._wrap(items[k], ATOM) if not _is_sole_argument(text, k) else items[k][0])
+        return text, ATOM if atomic else LOW
+
+
+def _closes_at_end(text: str) -> bool:
+    """True when the first opening parenthesis of ``text`` closes at its last character."""
+    depth = 0
+    for position, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and char == ")":
+            return position == len(text) - 1
+    return False
+
+
+def _is_sole_argument(template: str, k: int) -> bool:
+    """True when ``_arg{k}`` stands alone between a call's delimiters (no parentheses needed)."""
+    return re.search(rf"[(,] ?_arg{k}(?=[,)])", template) is not None and template.count(f"_arg{k}") == 1
