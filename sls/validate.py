@@ -28,6 +28,7 @@ SAMPLES = 8
 CONDITION_FLOOR = 1e-12
 
 _NONSMOOTH = (sympy.DiracDelta, sympy.Heaviside)
+_REFUSED = {*_NONSMOOTH, sympy.Derivative, sympy.Subs}
 
 
 def check_smooth(dynamics: Dynamics) -> None:
@@ -44,10 +45,13 @@ def check_smooth(dynamics: Dynamics) -> None:
         "the input matrix B_u": dynamics.input_matrix,
         "dB_u/dx": dynamics.input_matrix_jac,
     }
+    graph = dynamics.graph
+    if graph is not None and not graph.atoms(e for array in terms.values() for e in _flatten(array)) & _REFUSED:
+        return  # the graph route: one walk over the shared graph clears every term at once
     for label, array in terms.items():
         for expr in _flatten(array):
-            if dynamics.graph is not None:
-                expr = _graph_culprit(dynamics.graph, expr)
+            if graph is not None:
+                expr = _graph_culprit(graph, expr)
             bad = expr.atoms(*_NONSMOOTH)
             if bad:
                 culprit = brief(sorted(map(str, bad))[0], 100)
@@ -68,7 +72,7 @@ def check_smooth(dynamics: Dynamics) -> None:
 def _graph_culprit(graph: object, node: int) -> sympy.Expr:
     """The first function call under ``node`` sls refuses (as sympy), or ``0`` when there is none."""
     for sub in graph.reachable([node]):
-        if graph.kind[sub] == "fn" and graph.payload[sub] in (*_NONSMOOTH, sympy.Derivative, sympy.Subs):
+        if graph.kind[sub] == "fn" and graph.payload[sub] in _REFUSED:
             return graph.as_sympy(sub)
     return sympy.Integer(0)
 
