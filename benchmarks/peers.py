@@ -89,15 +89,21 @@ def _assemble_AB(n: int, lower_A: np.ndarray, lower_B: np.ndarray) -> tuple:
 _counter = itertools.count()
 
 
-def build_sls(model: sls.Model, t: Terms, folder: Path) -> Impl:
-    start = time.perf_counter()
-    out = folder / f"sls_{model.name}"
-    sls.generate(model, out)
+def import_generated(out: Path):
+    """Import the generated package in folder ``out`` under a fresh name."""
     name = f"_sls_bench_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(name, out / "__init__.py", submodule_search_locations=[str(out)])
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     spec.loader.exec_module(package)
+    return package
+
+
+def build_sls(model: sls.Model, t: Terms, folder: Path) -> Impl:
+    start = time.perf_counter()
+    out = folder / f"sls_{model.name}"
+    sls.generate(model, out)
+    package = import_generated(out)
     return Impl(
         "sls",
         qddot=package.qddot_fun,

@@ -26,7 +26,7 @@ import numpy as np
 import sympy
 
 import sls
-from sls.nlink import nlink_pendulum
+from sls.nlink import nlink_pendulum, relative_chain
 
 from . import peers
 
@@ -176,6 +176,59 @@ def generation(args, log) -> list:
     return rows
 
 
+def robot_scale(args, log) -> dict:
+    """The unkind models: generation time of the relative-angle chain (and the bundled URDF arms) and
+    per-call times of the chain against the absolute-angle pendulum with the same n (same physics)."""
+    folder = peers.temp_folder()
+    rows = []
+    for n in ([4] if args.quick else args.chain_n):
+        start = time.perf_counter()
+        model = relative_chain(n)
+        loaded = time.perf_counter()
+        report = sls.generate(model, folder / f"chain{n}")
+        done = time.perf_counter()
+        rows.append({"method": "sls chain", "n": n, "seconds": done - start, "parse_seconds": loaded - start, "stages": report.timings})
+        log(f"  chain n={n}: {done - start:.2f} s (parse {loaded - start:.2f} s, {report.timings})")
+    for name in ([] if args.quick else [e for e in sls.example_names() if e.endswith("_urdf") or e in ("ur5", "panda", "iiwa")]):
+        start = time.perf_counter()
+        model = sls.load_example(name)
+        sls.generate(model, folder / name)
+        rows.append({"method": f"sls {name}", "n": model.n, "seconds": time.perf_counter() - start})
+        log(f"  {name}: {rows[-1]['seconds']:.2f} s")
+    calls = {}
+    n = 4 if args.quick else 10
+    for label, model in ((f"chain{n}", relative_chain(n)), (f"nlink{n}", nlink_pendulum(n))):
+        out = folder / f"percall-{label}"
+        sls.generate(model, out)
+        package = peers.import_generated(out)
+        X, U = states(model, 1)
+        calls[label] = {
+            "qddot_us": 1e6 * per_call(package.qddot_fun, (X[0], U[0]), args.repeat, args.budget),
+            "linearize_us": 1e6 * per_call(package.linearized_model, (X[0], U[0]), args.repeat, args.budget),
+        }
+        log(f"  per call {label}: {calls[label]}")
+    return {"generation": rows, "per_call": calls}
+
+
+def robot_table(robot: dict) -> str:
+    lines = ["| model | n | generate s (in process) |", "| --- | ---: | ---: |"]
+    for r in robot["generation"]:
+        lines.append(f"| {r['method'][4:]} | {r['n']} | {r['seconds']:.2f} |")
+    exponent = growth_exponent(robot["generation"], "sls chain")
+    if exponent is not None:
+        lines.append(f"\nrelative-angle chain generation grows like n^{exponent:.2f} (fit over n >= 5)")
+    calls = robot["per_call"]
+    lines.append("\n| model | qddot µs | linearize µs |\n| --- | ---: | ---: |")
+    for label, r in calls.items():
+        lines.append(f"| {label} | {fmt(r['qddot_us'])} | {fmt(r['linearize_us'])} |")
+    chain, pendulum = list(calls.values())
+    lines.append(
+        f"\nchain / pendulum per call: qddot {chain['qddot_us'] / pendulum['qddot_us']:.2f}x, "
+        f"linearize {chain['linearize_us'] / pendulum['linearize_us']:.2f}x (target <= 2x)"
+    )
+    return "\n".join(lines)
+
+
 def growth_exponent(rows: list, method: str = "sls") -> float | None:
     pts = [(r["n"], r["seconds"]) for r in rows if r["method"] == method and r["n"] >= 5]
     if len(pts) < 2:
@@ -238,6 +291,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="repeats per timing (median is reported)")
     parser.add_argument("--batch", type=int, default=None, help="states per batch call (default 100000)")
     parser.add_argument("--gen-n", type=int, nargs="*", default=[2, 3, 5, 7, 10, 15, 20], help="n values for generation time")
+    parser.add_argument("--chain-n", type=int, nargs="*", default=[4, 6, 8, 10, 15, 20], help="n values of the relative-angle chain")
     parser.add_argument("--baseline-cap", type=int, default=7, help="largest n for the baseline generation recipes")
     parser.add_argument("--baseline-seconds", type=float, default=90.0, help="stop a baseline after a run this long")
     args = parser.parse_args(argv)
@@ -254,6 +308,8 @@ def main(argv=None) -> int:
         results.append(bench_model(model, args, log))
     gen_rows = generation(args, log)
     exponent = growth_exponent(gen_rows)
+    log("robot scale")
+    robot = robot_scale(args, log)
     report = {
         "date": datetime.date.today().isoformat(),
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
@@ -262,12 +318,15 @@ def main(argv=None) -> int:
         "per_model": results,
         "generation": gen_rows,
         "generation_growth_exponent": exponent,
+        "robot_scale": robot,
     }
     print(table(results))
     print()
     print(gen_table(gen_rows))
     if exponent is not None:
         print(f"\nsls generation time grows like n^{exponent:.2f} (fit over n >= 5)")
+    print()
+    print(robot_table(robot))
     out = args.out or RESULTS / f"{'quick-' if args.quick else ''}{report['date']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -69,3 +69,56 @@ def nlink_toml(n: int) -> str:
 def nlink_pendulum(n: int) -> Model:
     """The planar n-link pendulum with symbolic masses and lengths as a :class:`~sls.model.Model`."""
     return load_toml(f"nlink{n}.toml", name=f"nlink{n}", source=f"n-link pendulum generator (n = {n})", text=nlink_toml(n))
+
+
+def chain_toml(n: int) -> str:
+    """A planar chain of ``n`` uniform rods with *relative* joint angles, as TOML text.
+
+    Written the way people write it, not the way that is cheap to derive:
+    centre-of-mass positions from the joint angles, their velocities as the
+    Jacobian of the positions times ``dq``, rod inertia ``m l²/12`` about the
+    centre, symbolic masses ``m1…`` and lengths ``l1…``, viscous friction
+    ``b*dqk``, and ``T`` never simplified (its text grows like n³: 202 134
+    characters at n = 20). This is the unkind benchmark of the robot-scale
+    work; :func:`nlink_toml` is the kind one.
+    """
+    import sympy
+
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_LINKS:
+        raise ModelError(f"chain: n must be an integer from 1 to {MAX_LINKS}, got {n!r}")
+    q = sympy.symbols(f"q1:{n + 1}", real=True)
+    dq = sympy.symbols(f"dq1:{n + 1}", real=True)
+    m = sympy.symbols(f"m1:{n + 1}", real=True)
+    length = sympy.symbols(f"l1:{n + 1}", real=True)
+    g = sympy.Symbol("g", real=True)
+    T, V = sympy.Integer(0), sympy.Integer(0)
+    angle, base_x, base_y = sympy.Integer(0), sympy.Integer(0), sympy.Integer(0)
+    for k in range(n):
+        angle = angle + q[k]
+        cx = base_x + length[k] / 2 * sympy.sin(angle)
+        cy = base_y - length[k] / 2 * sympy.cos(angle)
+        vx = sum(sympy.diff(cx, q[j]) * dq[j] for j in range(n))
+        vy = sum(sympy.diff(cy, q[j]) * dq[j] for j in range(n))
+        omega = sum(dq[: k + 1])
+        T += m[k] * (vx**2 + vy**2) / 2 + m[k] * length[k] ** 2 / 24 * omega**2
+        V += m[k] * g * cy
+        base_x = base_x + length[k] * sympy.sin(angle)
+        base_y = base_y - length[k] * sympy.cos(angle)
+    lines = [
+        f"# Planar {n}-link chain of uniform rods, relative angles, T unsimplified (the unkind benchmark)",
+        "state = [" + ", ".join(f'"{s}"' for s in q + dq) + "]",
+        f'T = "{T}"',
+        f'V = "{V}"',
+        "fric = [" + ", ".join(f'"b*{s}"' for s in dq) + "]",
+        "[params]",
+        *[f"m{i} = 1.0" for i in range(1, n + 1)],
+        *[f"l{i} = 0.5" for i in range(1, n + 1)],
+        "g = 9.81",
+        "b = 0.1",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def relative_chain(n: int) -> Model:
+    """The relative-angle chain of :func:`chain_toml` as a :class:`~sls.model.Model`."""
+    return load_toml(f"chain{n}.toml", name=f"chain{n}", source=f"relative-angle chain generator (n = {n})", text=chain_toml(n))
