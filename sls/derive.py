@@ -80,12 +80,7 @@ class Dynamics:
         """``array`` (one of the fields) with sympy expressions as entries, on either route."""
         if self.graph is None:
             return array
-        flat = _flat(array)
-        definitions, exprs = self.graph.to_sympy(flat)
-        substitution = {}
-        for sym, expr in definitions:
-            substitution[sym] = expr.xreplace(substitution)
-        return _nest([e.xreplace(substitution) for e in exprs], _shape_of(array))
+        return _nest(self.graph.as_sympy_list(_flat(array)), _shape_of(array))
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:

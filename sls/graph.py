@@ -240,11 +240,15 @@ class Graph:
 
     def as_sympy(self, node: int) -> sympy.Expr:
         """``node`` as one sympy expression (temporaries substituted back: small nodes only)."""
-        definitions, (expr,) = self.to_sympy([node])
-        substitution = {}
+        return self.as_sympy_list([node])[0]
+
+    def as_sympy_list(self, nodes: Sequence[int]) -> list:
+        """``nodes`` as self-contained sympy expressions (temporaries substituted back)."""
+        definitions, exprs = self.to_sympy(nodes)
+        substitution: dict = {}
         for sym, value in definitions:
             substitution[sym] = value.xreplace(substitution)
-        return expr.xreplace(substitution)
+        return [e.xreplace(substitution) for e in exprs]
 
     def _sympy_of(self, node: int, text: dict) -> sympy.Expr:
         kind, args = self.kind[node], [text[a] for a in self.args[node]]
