@@ -27,7 +27,7 @@ Jacobian is the state index (``jac[...][l] = ∂(...)/∂x_l``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy
 
@@ -56,6 +56,9 @@ class Dynamics:
     the nodes of ``T`` and ``V`` and ``christoffel`` is ``None`` (the graph
     never needs the tensor). :meth:`as_sympy` gives any array as sympy
     expressions on either route.
+
+    ``arrays`` (set by :func:`derive`) holds every array the generated
+    functions evaluate, by name (:func:`function_arrays`).
     """
 
     model: Model
@@ -75,6 +78,7 @@ class Dynamics:
     method: str = "expanded"
     graph: Graph | None = None
     energies: tuple = ()
+    arrays: dict | None = None
 
     def as_sympy(self, array: tuple) -> tuple:
         """``array`` (one of the fields) with sympy expressions as entries, on either route."""
@@ -187,9 +191,130 @@ def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynami
         raise ValueError(f"derivation method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "auto":
         method = choose_method(model, simplify)
-    if method == "graph":
-        return derive_on_graph(model)
-    return derive_expanded(model, simplify)
+    dynamics = derive_on_graph(model) if method == "graph" else derive_expanded(model, simplify)
+    return replace(dynamics, arrays=function_arrays(dynamics))
+
+
+def acceleration_symbols(n: int) -> tuple:
+    """The placeholders ``_qddot0 … _qddot{n-1}`` standing for the accelerations in ``tau``."""
+    return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
+
+
+def function_arrays(d: Dynamics) -> dict:
+    """Every array a generated function evaluates (see :mod:`sls.functions`), by name.
+
+    The fields of :class:`Dynamics` under short names (``M``, ``M_jac``, ``C``,
+    ``C_jac``, ``phi``, ``phi_jac``, ``fric``, ``fric_jac``, ``B_u``,
+    ``B_u_jac``, ``T``, ``V``), and what the solving functions combine from
+    them: ``rhs = B_u u − C q̇ − φ − fric`` (n), ``drhs = ∂rhs/∂x`` at fixed
+    ``q̈`` (n, 2n), ``dM[a][b][l] = ∂M_ab/∂q_l`` (n, n, n) and ``tau = M q̈ +
+    C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`.
+    Entries are sympy expressions, or graph nodes on the graph route.
+    """
+    model = d.model
+    n, m = model.n, model.m
+    alg = _SympyAlgebra() if d.graph is None else _GraphAlgebra(d.graph)
+    u = [alg.symbol(s) for s in model.inputs]
+    h = d.coriolis_force
+    rhs = tuple(
+        alg.minus(
+            alg.minus(alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]), d.potential_gradient[k]),
+            d.friction[k],
+        )
+        for k in range(n)
+    )
+    drhs = tuple(
+        tuple(
+            alg.minus(
+                alg.minus(
+                    alg.minus(
+                        alg.total(alg.product(d.input_matrix_jac[k][j][l], u[j]) for j in range(m)), d.coriolis_force_jac[k][l]
+                    ),
+                    d.potential_gradient_jac[k][l],
+                ),
+                d.friction_jac[k][l],
+            )
+            for l in range(2 * n)
+        )
+        for k in range(n)
+    )
+    qddot = [alg.symbol(s) for s in acceleration_symbols(n)]
+    tau = tuple(
+        alg.plus(
+            alg.plus(alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]), d.potential_gradient[k]),
+            d.friction[k],
+        )
+        for k in range(n)
+    )
+    dM = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
+    energies = (model.T, model.V) if d.graph is None else d.energies
+    return {
+        "M": d.mass_matrix,
+        "M_jac": d.mass_matrix_jac,
+        "C": d.coriolis,
+        "C_jac": d.coriolis_jac,
+        "phi": d.potential_gradient,
+        "phi_jac": d.potential_gradient_jac,
+        "fric": d.friction,
+        "fric_jac": d.friction_jac,
+        "B_u": d.input_matrix,
+        "B_u_jac": d.input_matrix_jac,
+        "T": energies[0],
+        "V": energies[1],
+        "tau": tau,
+        "rhs": rhs,
+        "dM": dM,
+        "drhs": drhs,
+    }
+
+
+class _SympyAlgebra:
+    """Arithmetic on sympy expressions (the expanded route)."""
+
+    zero = sympy.Integer(0)
+
+    @staticmethod
+    def total(items) -> sympy.Expr:
+        return sympy.Add(*items)
+
+    @staticmethod
+    def product(a, b) -> sympy.Expr:
+        return a * b
+
+    @staticmethod
+    def plus(a, b) -> sympy.Expr:
+        return a + b
+
+    @staticmethod
+    def minus(a, b) -> sympy.Expr:
+        return a - b
+
+    @staticmethod
+    def symbol(s: sympy.Symbol) -> sympy.Symbol:
+        return s
+
+
+class _GraphAlgebra:
+    """The same arithmetic on nodes of a :class:`~sls.graph.Graph` (the graph route)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.zero = graph.zero
+
+    def total(self, items) -> int:
+        return self.graph.add(list(items))
+
+    def product(self, a, b) -> int:
+        return self.graph.mul((a, b))
+
+    def plus(self, a, b) -> int:
+        return self.graph.add((a, b))
+
+    def minus(self, a, b) -> int:
+        return self.graph.sub(a, b)
+
+    def symbol(self, s: sympy.Symbol) -> int:
+        return self.graph.symbol(s)
 
 
 def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import sympy
 
@@ -34,13 +34,35 @@ MAX_INLINE_DEPTH = 12
 _CALL = re.compile(r"^[A-Za-z_][\w.]*\(")
 
 
+def _python_power(base: str, exponent: str) -> tuple[str, int]:
+    return f"{base}**{exponent}", POW
+
+
+def _python_assign(name: str, text: str) -> str:
+    return f"{name} = {text}"
+
+
 @dataclass(frozen=True)
 class Style:
-    """How one path prints: the sympy printer for function calls and the module prefix of ``pi``."""
+    """How one path prints.
+
+    ``printer`` is the sympy code printer used for function calls (and
+    constants such as ``pi``); ``scalar`` writes small integer powers as
+    products. The hooks default to Python and let other languages print:
+    ``power(base, exponent)`` gives ``(text, precedence)`` of a power whose
+    operands are printed atoms (Python ``base**exponent``, C ``pow(...)``);
+    ``integer(k)`` prints an integer literal (C prints ``2.0``, so no division
+    is an integer division); ``assign(name, text)`` is a temporary's line;
+    ``names`` renames symbols (a backend's reserved names).
+    """
 
     printer: object
     module: str
     scalar: bool
+    power: Callable = _python_power
+    integer: Callable = str
+    assign: Callable = _python_assign
+    names: dict = field(default_factory=dict)
 
 
 class GraphPrinter:
@@ -70,7 +92,7 @@ class GraphPrinter:
             if kind not in ("sym", "num") and (uses[node] > 1 or d > MAX_INLINE_DEPTH):
                 name = f"{prefix}{count}"
                 count += 1
-                lines.append(f"{name} = {text}")
+                lines.append(self.style.assign(name, text))
                 text, prec, d = name, ATOM, 0
             printed[node] = (text, prec)
             depth[node] = d
@@ -79,10 +101,11 @@ class GraphPrinter:
     # ------------------------------------------------------------------
 
     def _number(self, value: sympy.Expr) -> tuple[str, int]:
+        integer = self.style.integer
         if value.is_Integer:
-            return str(int(value)), ATOM if value >= 0 else NEG
+            return integer(int(value)), ATOM if value >= 0 else NEG
         if value.is_Rational:
-            return f"{value.p}/{value.q}", MUL if value > 0 else NEG
+            return f"{integer(int(value.p))}/{integer(int(value.q))}", MUL if value > 0 else NEG
         if value.is_Float:
             number = float(value)
             return repr(number), ATOM if number >= 0 else NEG
@@ -92,7 +115,8 @@ class GraphPrinter:
         g = self.graph
         kind, args = g.kind[node], g.args[node]
         if kind == "sym":
-            return g.payload[node].name, ATOM
+            name = g.payload[node].name
+            return self.style.names.get(name, name), ATOM
         if kind == "num":
             return self._number(g.payload[node])
         if kind == "add":
@@ -133,13 +157,14 @@ class GraphPrinter:
         sign = ""
         if coefficient < 0:
             sign, coefficient = "-", -coefficient
+        integer = self.style.integer
         if coefficient.is_Rational and not coefficient.is_Integer:
             if coefficient.p != 1:
-                numerator.insert(0, str(coefficient.p))
-            denominator.insert(0, (str(coefficient.q), ATOM))
+                numerator.insert(0, integer(int(coefficient.p)))
+            denominator.insert(0, (integer(int(coefficient.q)), ATOM))
         elif coefficient != 1:
             numerator.insert(0, self._number(coefficient)[0])
-        text = "*".join(numerator) if numerator else "1"
+        text = "*".join(numerator) if numerator else integer(1)
         for item in denominator:
             text += "/" + self._wrap(item, POW)
         return sign + text, NEG if sign else MUL
@@ -154,7 +179,7 @@ class GraphPrinter:
         if self.style.scalar and exponent in (2, 3):
             # x*x is several times faster than x**2 on Python floats.
             return "*".join([b] * int(exponent)), MUL
-        return f"{b}**{self._wrap(self._number(exponent), ATOM)}", POW
+        return self.style.power(b, self._wrap(self._number(exponent), ATOM))
 
     def _pow(self, base: int, exponent: int, printed: dict) -> tuple[str, int]:
         g = self.graph
@@ -162,8 +187,8 @@ class GraphPrinter:
             e = g.payload[exponent]
             if e > 0:
                 return self._power_text(base, e, printed)
-            return f"1/{self._wrap(self._power_text(base, -e, printed), POW)}", MUL
-        return f"{self._wrap(printed[base], ATOM)}**{self._wrap(printed[exponent], ATOM)}", POW
+            return f"{self.style.integer(1)}/{self._wrap(self._power_text(base, -e, printed), POW)}", MUL
+        return self.style.power(self._wrap(printed[base], ATOM), self._wrap(printed[exponent], ATOM))
 
     def _call(self, func: object, args: tuple, printed: dict) -> tuple[str, int]:
         return self._template(func, len(args), [printed[a] for a in args])

@@ -1,0 +1,464 @@
+"""Stage 3, language-neutral: lower the derived arrays to straight-line programs.
+
+For every generated function of the registry (:mod:`sls.functions`) this
+module decides *what* is computed, once for all targets:
+
+* the **shared subexpressions** of the function's entries — one
+  ``sympy.cse`` on the expanded route, the graph's own sharing on the graph
+  route (:mod:`sls.graph_print`), both reduced to one :class:`Printed` form;
+* for ``qddot_fun`` and ``linearized_model``, the **unrolled**
+  ``M = L D Lᵀ`` **factorization and solves** as a list of abstract
+  operations: :class:`Let` (bind a value), :class:`Check` (a pivot must be
+  positive, else the target's "not positive definite" path) and
+  :class:`Fail` (a pivot known to be ≤ 0 at generation time). Values are
+  float constants or names; the arithmetic texts the solve builds use only
+  ``+ - * /``, names and float literals, which read the same in Python and C.
+
+*How* it reads is a backend's business: a :class:`Path` (one per way a
+backend evaluates a function — the Python target has a float path and an
+array path, the C target one) supplies the printers and the binding syntax,
+and the backend turns :class:`Lowered` kernels and :class:`SolveProgram`\\ s
+into its language. Output is deterministic: same model → same programs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy
+
+from . import functions
+from .derive import Dynamics, acceleration_symbols, function_arrays
+from .graph_print import GraphPrinter, Style
+
+#: Largest n for which the Python target unrolls the solve with M (the C target always does).
+UNROLL_MAX = 8
+
+
+def default_prefix(array: str) -> str:
+    """The name prefix of an array's bound entries (``_M0``, ``_rhs1``, ...)."""
+    return f"_{array}"
+
+
+@dataclass(frozen=True)
+class Path:
+    """How one code path of a backend prints.
+
+    ``text`` prints a sympy expression (the expanded route), ``style`` how
+    the graph prints (the graph route), ``assign(name, text)`` is the line
+    binding a temporary. With ``float_entries`` (Python floats), an entry
+    that depends on no state or input is printed as ``float(...)`` and
+    numbers as float literals, so every returned entry is a float whatever
+    the parameters' types. ``prefix(array)`` names an array's bound entries.
+    """
+
+    text: Callable
+    style: Style
+    assign: Callable
+    float_entries: bool = False
+    prefix: Callable = default_prefix
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A set of entries reduced together and printed for one path.
+
+    ``lines`` bind the shared temporaries; ``texts`` hold each entry's text;
+    ``constants`` holds an entry's value where it is a number known at
+    generation time, else ``None``.
+    """
+
+    lines: list
+    texts: list
+    constants: list
+
+
+def print_cse(entries: list, floats: frozenset, paths: list) -> list:
+    """The expanded route: one ``sympy.cse`` over ``entries``, printed for each path.
+
+    ``floats`` are the symbols bound to floats at run time (states, inputs).
+    """
+    replacements, reduced = _cse([sympy.sympify(e) for e in entries])
+    is_float = _float_flags(replacements, reduced, floats) if any(p.float_entries for p in paths) else None
+    result = []
+    for path in paths:
+        lines = [path.assign(str(sym), path.text(expr)) for sym, expr in replacements]
+        if path.float_entries:
+            texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float)]
+        else:
+            texts = [path.text(e) for e in reduced]
+        result.append(Printed(lines, texts, [float(e) if e.is_Number else None for e in reduced]))
+    return result
+
+
+def _float_entry(path: Path, expr: sympy.Expr, is_float: bool) -> str:
+    if expr.is_Number:
+        return repr(float(expr))
+    text = path.text(expr)
+    return text if is_float else f"float({text})"
+
+
+def _float_flags(replacements: list, reduced: list, floats: frozenset) -> list:
+    """For each reduced entry: is its value certainly a float at run time?
+
+    ``floats`` are the symbols bound to floats (states, inputs); an
+    expression is a float when it involves one of them (directly or through a
+    temporary) or a float literal. Anything else (numbers, parameters alone)
+    may be an ``int`` when the caller passes integer parameters.
+    """
+    known = set(floats)
+    for sym, expr in replacements:
+        if _is_float(expr, known):
+            known.add(sym)
+    return [_is_float(expr, known) for expr in reduced]
+
+
+def _is_float(expr: sympy.Expr, known: set) -> bool:
+    if expr.free_symbols & known:
+        return True
+    return any(not a.is_Integer for a in expr.atoms(sympy.Number))
+
+
+def _cse(exprs: list) -> tuple[list, list]:
+    """One common-subexpression elimination over ``exprs`` (temporaries ``_t0, _t1, …``)."""
+    temporaries = sympy.numbered_symbols("_t", real=True)
+    return sympy.cse(exprs, symbols=temporaries, order="none")
+
+
+class GraphReducer:
+    """The graph route: entries are nodes of one :class:`~sls.graph.Graph`, printed straight from it."""
+
+    def __init__(self, graph: object) -> None:
+        self.graph = graph
+        self._printers: dict = {}
+
+    def __call__(self, entries: list, floats: frozenset, paths: list) -> list:
+        g = self.graph
+        mask = g.mask(g.symbol(s) for s in floats)
+        constants = [float(g.payload[e]) if g.is_number(e) else None for e in entries]
+        result = []
+        for path in paths:
+            printer = self._printers.get(id(path.style))
+            if printer is None:
+                printer = self._printers[id(path.style)] = (path.style, GraphPrinter(g, path.style))
+            lines, texts = printer[1].program(entries)
+            if path.float_entries:
+                texts = [
+                    text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, texts, constants)
+                ]
+                texts = [repr(c) if c is not None else text for text, c in zip(texts, constants)]
+            result.append(Printed(lines, texts, constants))
+        return result
+
+
+def reducer(dynamics: Dynamics) -> Callable:
+    """How ``dynamics`` reduces entries: :func:`print_cse` or a :class:`GraphReducer`."""
+    return print_cse if dynamics.graph is None else GraphReducer(dynamics.graph)
+
+
+# --------------------------------------------------------------------------
+# array functions
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An array function on one path: the printed entries and, per output, its shape and slice of them."""
+
+    printed: Printed
+    outputs: dict
+
+    def output(self, name: str) -> tuple:
+        """``(shape, texts, constants)`` of output ``name``."""
+        shape, part = self.outputs[name]
+        return shape, self.printed.texts[part], self.printed.constants[part]
+
+
+def lower_kernel(arrays: dict, floats: frozenset, reduce: Callable, paths: list) -> list:
+    """Reduce ``arrays`` (name → nested tuple of entries) together; one :class:`Lowered` per path."""
+    flats = {name: list(_flatten(array)) for name, array in arrays.items()}
+    printed = reduce([expr for flat in flats.values() for expr in flat], floats, paths)
+    outputs = {}
+    start = 0
+    for name, flat in flats.items():
+        outputs[name] = (_shape(arrays[name]), slice(start, start + len(flat)))
+        start += len(flat)
+    return [Lowered(p, outputs) for p in printed]
+
+
+# --------------------------------------------------------------------------
+# the unrolled solve
+
+
+@dataclass(frozen=True)
+class Let:
+    """Bind ``value`` (an arithmetic text over names and float literals) to ``name``."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """The pivot ``pivot`` must be positive; otherwise ``M`` is not positive definite."""
+
+    pivot: str
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A pivot is ≤ 0 whatever the state: ``M`` is never positive definite."""
+
+
+@dataclass(frozen=True)
+class SolveProgram:
+    """A solving function on one path.
+
+    ``lines`` bind the shared temporaries (printed by the path); ``bindings``
+    bind entries to names; ``values`` holds every array's entries as names or
+    float constants (``M`` in full, n×n, flat) and ``shapes`` their shapes,
+    for a target's fallback. ``factor`` is the factorization (``None`` when
+    not unrolled), ``steps`` the solves, and ``results`` the outputs' values:
+    ``{"qddot": [n]}`` or ``{"A": n rows of 2n, "B": n rows of m}`` (the
+    lower halves of ``A`` and ``B``; their upper halves are ``[0, I]`` and 0).
+    """
+
+    lines: list
+    bindings: list
+    values: dict
+    shapes: dict
+    factor: list | None = None
+    steps: list = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+
+    @property
+    def unrolled(self) -> bool:
+        return self.factor is not None
+
+
+def _literal(value: float) -> str:
+    return repr(value) if value >= 0 else f"({value!r})"
+
+
+def is_name(text: str) -> bool:
+    """True when ``text`` is a bare name (not an expression)."""
+    return text.isidentifier()
+
+
+def text_of(value: object) -> str:
+    """A value (float constant or name) as text."""
+    return repr(value) if isinstance(value, float) else value
+
+
+class _Emitter:
+    """Straight-line operations over values that are float constants or names.
+
+    Folds what is known at generation time: products with ``0`` vanish,
+    with ``1`` are the other factor, constants combine.
+    """
+
+    def __init__(self) -> None:
+        self.ops: list = []
+
+    def let(self, name: str, value: object) -> object:
+        """Bind ``value`` (a constant, a name or an expression text) and return what stands for it."""
+        if isinstance(value, float) or is_name(value):
+            return value
+        self.ops.append(Let(name, value))
+        return name
+
+    @staticmethod
+    def product(a: object, b: object) -> object:
+        if isinstance(a, float) and isinstance(b, float):
+            return a * b
+        if isinstance(a, float):
+            a, b = b, a
+        if isinstance(b, float):
+            if b == 0.0:
+                return 0.0
+            return a if b == 1.0 else f"{a}*{_literal(b)}"
+        return f"{a}*{b}"
+
+    @classmethod
+    def combine(cls, base: object, products: list) -> object:
+        """``base − Σ a·b`` over ``products = [(a, b), …]``, folded."""
+        constant = base if isinstance(base, float) else 0.0
+        terms = [] if isinstance(base, float) else [base]
+        subtracted = []
+        for a, b in products:
+            p = cls.product(a, b)
+            if isinstance(p, float):
+                constant -= p
+            else:
+                subtracted.append(p)
+        if not terms and not subtracted:
+            return constant
+        text = terms[0] if terms else "-" + subtracted.pop(0)
+        for p in subtracted:
+            text += f" - {p}"
+        if constant != 0.0:
+            text += f" + {constant!r}" if constant > 0 else f" - {-constant!r}"
+        return text
+
+
+def _factor(emit: _Emitter, M: list, n: int) -> tuple[dict, list]:
+    """Unrolled ``M = L D Lᵀ``; returns ``L`` ((i, j) → value, i > j) and the reciprocal pivots."""
+    L, E, reciprocal = {}, {}, []
+    for j in range(n):
+        pivot = emit.let(f"_d{j}", emit.combine(M[j][j], [(E[j, k], L[j, k]) for k in range(j)]))
+        if isinstance(pivot, float):
+            if not pivot > 0.0:
+                emit.ops.append(Fail())
+            reciprocal.append(1.0 / pivot if pivot != 0.0 else 0.0)
+        else:
+            emit.ops.append(Check(pivot))
+            reciprocal.append(emit.let(f"_r{j}", f"1.0/{pivot}"))
+        for i in range(j + 1, n):
+            e = emit.let(f"_e{i}_{j}", emit.combine(M[j][i], [(E[i, k], L[j, k]) for k in range(j)]))
+            E[i, j] = e
+            L[i, j] = emit.let(f"_l{i}_{j}", emit.product(e, reciprocal[j]))
+    return L, reciprocal
+
+
+def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) -> list:
+    """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
+    n = len(column)
+    y = []
+    for i in range(n):
+        y.append(emit.let(f"_y{tag}_{i}", emit.combine(column[i], [(L[i, k], y[k]) for k in range(i)])))
+    z = [None] * n
+    for i in reversed(range(n)):
+        scaled = emit.product(y[i], reciprocal[i])
+        z[i] = emit.let(f"_z{tag}_{i}", emit.combine(scaled, [(L[k, i], z[k]) for k in range(i + 1, n)]))
+    return z
+
+
+def _entry_values(prefix: str, texts: list, constants: list, bindings: list) -> list:
+    """Bind printed entries to names (or float constants) for the solver."""
+    values = []
+    for k, (text, constant) in enumerate(zip(texts, constants)):
+        if constant is not None:
+            values.append(constant)
+        elif is_name(text):
+            values.append(text)
+        else:
+            bindings.append(Let(f"{prefix}{k}", text))
+            values.append(f"{prefix}{k}")
+    return values
+
+
+def _qddot_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dict:
+    """``q̈ = M⁻¹ rhs``."""
+    return {"qddot": _solve(emit, L, reciprocal, values["rhs"], "")}
+
+
+def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dict:
+    """Lower halves of ``(A, B)``: column ``l`` of ``∂q̈/∂x`` solves ``M z = drhs[:, l] − (∂M/∂q_l) q̈``
+    (the second term only for ``l < n``), column ``j`` of ``B`` solves ``M z = B_u[:, j]``."""
+    n = len(values["rhs"])
+    m = len(values["B_u"]) // n if n else 0
+    qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
+    dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
+    A_rows = [[None] * (2 * n) for _ in range(n)]
+    for l in range(2 * n):
+        column = []
+        for a in range(n):
+            base = drhs_v[a * 2 * n + l]
+            if l < n:
+                entry = emit.combine(base, [(dM_v[(a * n + b) * n + l], qddot[b]) for b in range(n)])
+                base = emit.let(f"_c{l}_{a}", entry)
+            column.append(base)
+        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(l))):
+            A_rows[a][l] = value
+    B_rows = [[None] * m for _ in range(n)]
+    for j in range(m):
+        for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
+            B_rows[a][j] = value
+    return {"A": A_rows, "B": B_rows}
+
+
+_STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
+
+
+def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None) -> list:
+    """One :class:`SolveProgram` per path for the solving function ``name``.
+
+    ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
+    matrix); the reduction runs over the upper triangle of ``M`` and every
+    other entry. The solve is unrolled unless ``n > unroll_max``
+    (``None``: always).
+    """
+    M = arrays["M"]
+    n = len(M)
+    upper = [(a, b) for a in range(n) for b in range(a, n)]
+    flats = {key: list(_flatten(array)) for key, array in arrays.items() if key != "M"}
+    printed = reduce([M[a][b] for a, b in upper] + [e for flat in flats.values() for e in flat], floats, paths)
+    shapes = {key: _shape(array) for key, array in arrays.items()}
+    programs = []
+    for path, p in zip(paths, printed):
+        bindings: list = []
+        start = len(upper)
+        m_values = _entry_values(path.prefix("M"), p.texts[:start], p.constants[:start], bindings)
+        m_map = dict(zip(upper, m_values))
+        values = {"M": [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]}
+        for key, flat in flats.items():
+            part = slice(start, start + len(flat))
+            values[key] = _entry_values(path.prefix(key), p.texts[part], p.constants[part], bindings)
+            start += len(flat)
+        if unroll_max is not None and n > unroll_max:
+            programs.append(SolveProgram(p.lines, bindings, values, shapes))
+            continue
+        emit = _Emitter()
+        grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
+        L, reciprocal = _factor(emit, grid, n)
+        factor, emit.ops = emit.ops, []
+        results = _STEPS[name](emit, values, L, reciprocal)
+        programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))
+    return programs
+
+
+# --------------------------------------------------------------------------
+# every function
+
+
+def function_floats(dynamics: Dynamics, function: functions.Function) -> frozenset:
+    """The symbols bound to floats in ``function``: states, inputs and (``tau_fun``) the accelerations."""
+    model = dynamics.model
+    floats = frozenset(model.state) | frozenset(model.inputs)
+    if functions.ACCELERATION in function.arguments:
+        floats |= frozenset(acceleration_symbols(model.n))
+    return floats
+
+
+def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MAX) -> dict:
+    """How to lower every generated function: name → zero-argument callable returning one result per path
+    (:class:`Lowered` for array functions, :class:`SolveProgram` for the solving ones)."""
+    arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
+    reduce = reducer(dynamics)
+    result = {}
+    for function in functions.FUNCTIONS:
+        chosen = {key: arrays[key] for key in function.arrays}
+        floats = function_floats(dynamics, function)
+        if function.solve:
+            result[function.name] = (
+                lambda name=function.name, chosen=chosen, floats=floats: lower_solve(name, chosen, floats, reduce, paths, unroll_max)
+            )
+        else:
+            result[function.name] = lambda chosen=chosen, floats=floats: lower_kernel(chosen, floats, reduce, paths)
+    return result
+
+
+def _shape(array: object) -> tuple:
+    shape = []
+    while isinstance(array, tuple):
+        shape.append(len(array))
+        array = array[0] if array else None
+    return tuple(shape)
+
+
+def _flatten(array: object):
+    if isinstance(array, tuple):
+        for item in array:
+            yield from _flatten(item)
+    else:
+        yield array
