@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import codegen, derive, render, validate, write
+from . import derive, functions, validate, write
+from .backends import TARGETS, backend
 from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy
 
@@ -21,13 +22,14 @@ try:
 except ImportError:  # sympy < 1.13
     PrintMethodNotImplementedError = NotImplementedError
 
-#: Stage names in order (the keys of :attr:`Report.timings`).
-STAGES = ("derive", "validate", "codegen", "render", "write")
+#: Stage names in order (the keys of :attr:`Report.timings`); ``compile`` only for targets that compile.
+STAGES = ("derive", "validate", "codegen", "render", "compile", "write")
 
 
-def progress_steps() -> int:
+def progress_steps(target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    return len(STAGES) - 1 + len(render.MODULES)
+    stages = [s for s in STAGES if s != "compile" or backend(target).compiles]
+    return len(stages) - 1 + len(functions.NAMES)
 
 
 @dataclass
@@ -51,8 +53,14 @@ def generate(
     *,
     simplify: bool = False,
     method: str = "auto",
+    target: str = "python",
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
+
+    ``target`` is ``"python"`` (numpy modules, the default) or ``"c"``
+    (standalone C99 in ``out_dir/c`` and a package with the same Python API
+    backed by it, compiled here with ``$CC``, else ``cc``); see
+    :data:`sls.backends.TARGETS`.
 
     ``simplify`` runs ``sympy.trigsimp`` on the mass matrix and the potential
     forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
@@ -65,7 +73,11 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
-    write.check_target(out_dir, [f"{name}.py" for name in render.MODULES] + ["__init__.py", "_runtime.py"])
+    if target not in TARGETS:
+        raise ModelError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    chosen = backend(target)
+    chosen.check_environment()
+    write.check_target(out_dir, chosen.file_names(model))
     report = Report(out_dir=out_dir)
 
     def stage(name: str, action: Callable[[], object]) -> object:
@@ -78,25 +90,32 @@ def generate(
 
     dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
     stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
-    files = stage("render", lambda: render.render_package(model, kernels, simplify, dynamics.method))
+    kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
+    files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
+    if chosen.compiles:
+        files.update(stage("compile", lambda: chosen.compile(files)))
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
 
 
-def _codegen(dynamics: object, on_step: Callable[[str], None] | None) -> dict:
-    """Run :func:`codegen.kernels`, turning sympy's printing failures into a :class:`ModelError`."""
-    on_module = None if on_step is None else (lambda name: on_step(f"codegen {name}"))
+def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
+    """Build every function's code with the backend, turning printing failures into a :class:`ModelError`."""
     try:
-        return codegen.kernels(dynamics, on_module)
+        code = {}
+        for name, build in chosen.builders(dynamics).items():
+            code[name] = build()
+            if on_step is not None:
+                on_step(f"codegen {name}")
+        return code
     except SlsError:
         raise
     except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        provider = "numpy and math provide" if chosen.name == "python" else "C's libm provides"
         raise ModelError(
             f"cannot write numeric code for this model: {brief(first, 160)}; "
-            "use functions numpy and math provide (sin, cos, exp, log, sqrt, tanh, ...)"
+            f"use functions {provider} (sin, cos, exp, log, sqrt, tanh, ...)"
         ) from None
 
 
@@ -112,6 +131,7 @@ def sym_lagrangian_solver(
     forces: object = None,
     name: str = "model",
     simplify: bool = False,
+    target: str = "python",
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -134,6 +154,9 @@ def sym_lagrangian_solver(
         Model name used in the generated headers.
     simplify : bool
         Run ``sympy.trigsimp`` on the mass matrix and potential forces first.
+    target : str
+        ``"python"`` (numpy modules) or ``"c"`` (C99 sources and a C-backed
+        package with the same API; needs a C compiler).
 
     Returns
     -------
@@ -141,4 +164,4 @@ def sym_lagrangian_solver(
         The output folder.
     """
     model = model_from_sympy(T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name)
-    return generate(model, out_dir, simplify=simplify).out_dir
+    return generate(model, out_dir, simplify=simplify, target=target).out_dir

@@ -34,7 +34,7 @@ except ImportError:  # not POSIX
     fcntl = None
 
 from .errors import OutputError
-from .render import HEADER_MARK
+from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK
 
 _STAGING_PREFIX = ".sls-staging-"
 _CACHE = "__pycache__"
@@ -58,12 +58,19 @@ def replacing(path: str | Path):
 
 
 def is_generated(path: Path) -> bool:
-    """True when ``path`` is a file whose first line is the sls header."""
+    """True when ``path`` is a file whose first line is the sls header (``#`` or C comment),
+    or a compiled library sls built (named ``_native.*``, holding :data:`~sls.render.LIBRARY_MARK`)."""
     try:
+        if _is_library_name(path.name):
+            return path.is_file() and LIBRARY_MARK in path.read_bytes()
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().startswith(HEADER_MARK)
+            return handle.readline().startswith((HEADER_MARK, C_HEADER_MARK))
     except OSError:
         return False
+
+
+def _is_library_name(name: str) -> bool:
+    return name.startswith("_native.") and name.endswith((".so", ".pyd", ".dylib"))
 
 
 def check_target(out_dir: Path, names: list[str]) -> None:
@@ -74,6 +81,8 @@ def check_target(out_dir: Path, names: list[str]) -> None:
         return
     for name in names:
         target = out_dir / name
+        if target.parent != out_dir and (target.parent.is_symlink() or (target.parent.exists() and not target.parent.is_dir())):
+            raise OutputError(f"{target.parent}: is not a folder where sls writes one; move it away or choose another --out")
         if target.is_dir() and not target.is_symlink():
             raise OutputError(f"{target}: is a directory where sls writes a file; move it away or choose another --out")
         if target.exists() or target.is_symlink():
@@ -111,17 +120,27 @@ def _write(files: dict[str, str], out_dir: Path) -> Path:
     lock = _lock(staging)  # marks the staging folder as in use until this process ends
     try:
         for name, text in files.items():
-            with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
+            (staging / name).parent.mkdir(exist_ok=True)
+            binary = isinstance(text, bytes)
+            with open(staging / name, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as handle:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
+            if binary:
+                os.chmod(staging / name, 0o755 & ~_umask())
         os.chmod(staging, 0o777 & ~_umask())
         if not out_dir.exists():
             os.rename(staging, out_dir)
             return out_dir
         generated = set(files)
+        folders = {name.split("/")[0] for name in files if "/" in name}
         for entry in sorted(os.listdir(out_dir)):
             if entry in generated or entry == _CACHE or _is_stale_module(out_dir / entry):
+                continue
+            if entry in folders and (out_dir / entry).is_dir() and not (out_dir / entry).is_symlink():
+                for child in sorted(os.listdir(out_dir / entry)):  # a folder sls writes into: keep the user's files in it
+                    if f"{entry}/{child}" not in generated and not _is_stale_module(out_dir / entry / child):
+                        _mirror(out_dir / entry / child, staging / entry / child)
                 continue
             _mirror(out_dir / entry, staging / entry)
         _exchange(staging, out_dir)
@@ -141,8 +160,12 @@ def _write(files: dict[str, str], out_dir: Path) -> Path:
 
 
 def _is_stale_module(path: Path) -> bool:
-    """An sls-generated module no longer produced (e.g. after an upgrade)."""
-    return path.suffix == ".py" and path.is_file() and not path.is_symlink() and is_generated(path)
+    """An sls-generated file no longer produced (e.g. after an upgrade, or another target or model name)."""
+    if path.is_symlink():
+        return False
+    if path.is_dir():  # a folder holding nothing but generated files (the C target's c/)
+        return path.name == "c" and all(_is_stale_module(path / entry) for entry in os.listdir(path))
+    return (path.suffix in (".py", ".c", ".h") or _is_library_name(path.name)) and path.is_file() and is_generated(path)
 
 
 def _mirror(source: Path, target: Path) -> None:
