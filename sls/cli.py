@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .backends import TARGETS
 from .errors import SlsError, UsageError, one_line
 from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
@@ -211,9 +212,10 @@ class _Progress:
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
+@click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc).")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, simplify, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, simplify, target, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -227,13 +229,13 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, s
     for name in loaded.unused_params:
         click.echo(f"warning: parameter '{name}' is not used by the model", err=True)
     if not quiet and sys.stderr.isatty():
-        progress = _Progress(progress_steps(), f"generating {loaded.name}")
+        progress = _Progress(progress_steps(target), f"generating {loaded.name}")
         try:
-            report = generate(loaded, out, on_step=progress.step, simplify=simplify)
+            report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
         finally:
             progress.close()
     else:
-        report = generate(loaded, out, simplify=simplify)
+        report = generate(loaded, out, simplify=simplify, target=target)
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)

@@ -22,14 +22,19 @@ try:
 except ImportError:  # sympy < 1.13
     PrintMethodNotImplementedError = NotImplementedError
 
-#: Stage names in order (the keys of :attr:`Report.timings`); ``compile`` only for targets that compile.
-STAGES = ("derive", "validate", "codegen", "render", "compile", "write")
+#: Stage names in order (the keys of :attr:`Report.timings`); targets that compile (C) add
+#: ``compile`` before ``write`` (:func:`stages`).
+STAGES = ("derive", "validate", "codegen", "render", "write")
+
+
+def stages(target: str = "python") -> tuple:
+    """The stages of a generation for ``target``."""
+    return STAGES[:-1] + ("compile",) + STAGES[-1:] if backend(target).compiles else STAGES
 
 
 def progress_steps(target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    stages = [s for s in STAGES if s != "compile" or backend(target).compiles]
-    return len(stages) - 1 + len(functions.NAMES)
+    return len(stages(target)) - 1 + len(functions.NAMES)
 
 
 @dataclass

@@ -38,6 +38,8 @@ from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK
 
 _STAGING_PREFIX = ".sls-staging-"
 _CACHE = "__pycache__"
+#: The C target's folder of standalone sources.
+_C_FOLDER = "c"
 
 
 @contextlib.contextmanager
@@ -133,13 +135,14 @@ def _write(files: dict[str, str], out_dir: Path) -> Path:
             os.rename(staging, out_dir)
             return out_dir
         generated = set(files)
-        folders = {name.split("/")[0] for name in files if "/" in name}
+        folders = {name.split("/")[0] for name in files if "/" in name} | {_C_FOLDER}
         for entry in sorted(os.listdir(out_dir)):
             if entry in generated or entry == _CACHE or _is_stale_module(out_dir / entry):
                 continue
             if entry in folders and (out_dir / entry).is_dir() and not (out_dir / entry).is_symlink():
                 for child in sorted(os.listdir(out_dir / entry)):  # a folder sls writes into: keep the user's files in it
                     if f"{entry}/{child}" not in generated and not _is_stale_module(out_dir / entry / child):
+                        (staging / entry).mkdir(exist_ok=True)
                         _mirror(out_dir / entry / child, staging / entry / child)
                 continue
             _mirror(out_dir / entry, staging / entry)
@@ -164,7 +167,7 @@ def _is_stale_module(path: Path) -> bool:
     if path.is_symlink():
         return False
     if path.is_dir():  # a folder holding nothing but generated files (the C target's c/)
-        return path.name == "c" and all(_is_stale_module(path / entry) for entry in os.listdir(path))
+        return path.name == _C_FOLDER and all(_is_stale_module(path / entry) for entry in os.listdir(path))
     return (path.suffix in (".py", ".c", ".h") or _is_library_name(path.name)) and path.is_file() and is_generated(path)
 
 

@@ -268,7 +268,7 @@ def schedule(lines: list) -> list:
     return [lines[i] for i in order]
 
 
-def split(lines: list, size: int = PART_LINES) -> tuple:
+def split(lines: list, size: int) -> tuple:
     """Split a long body into parts of about ``size`` statements: ``(parts, workspace)``.
 
     A value used in a later part than the one computing it is stored into
@@ -318,7 +318,7 @@ def c_function(name: str, lines: list) -> CFunction:
     lines = schedule(eliminate_dead_code(lines))
     if len(lines) <= PART_LINES * 3 // 2:
         return CFunction(name, lines, [Part(lines)])
-    parts, workspace = split(lines)
+    parts, workspace = split(lines, PART_LINES)
     return CFunction(name, lines, parts, workspace)
 
 
