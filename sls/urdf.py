@@ -107,9 +107,8 @@ class Joint:
 
 @dataclass(frozen=True)
 class Robot:
-    """A parsed, checked URDF tree: the root link, joints in tree order, inertials by link."""
+    """A parsed, checked URDF tree: the root link, joints in tree order, inertials by link (``None``: none)."""
 
-    name: str
     root: str
     joints: tuple
     inertials: dict
@@ -170,7 +169,7 @@ def parse_urdf(text: str, filename: str) -> Robot:
         seen.add(joint.name)
     root_link, ordered = _tree(links, joints, where)
     inertials = {link: _inertial(element, link, where) for link, element in links.items()}
-    robot = Robot(name=root.get("name") or Path(filename).stem, root=root_link, joints=ordered, inertials=inertials)
+    robot = Robot(root=root_link, joints=ordered, inertials=inertials)
     if not robot.movable:
         raise where.error(
             "the robot has no movable joint (revolute, continuous or prismatic); there is nothing to derive"
@@ -499,13 +498,12 @@ def energies(robot: Robot, names: list) -> tuple:
         origin = [[_number(v) for v in row] for row in _rpy_matrix(joint.rpy)]
         offset = [_number(v) for v in joint.xyz]
         axis = [_number(v) for v in joint.axis]
-        if joint.kind in MOVABLE_TYPES:
-            q, dq = coordinate[joint.name]
+        q, dq = coordinate.get(joint.name, (None, None))
+        if dq is not None:
             fric.append(_number(joint.damping) * dq)
             moves = True
         if joint.kind == "prismatic":
-            slide = [sum((origin[i][k] * axis[k] for k in range(3)), sympy.Integer(0)) for i in range(3)]
-            offset = [offset[i] + slide[i] * q for i in range(3)]
+            offset = [offset[i] + _dot(origin[i], axis) * q for i in range(3)]  # t + R_o a q
         rotation = _axis_rotation(joint.axis, q) if joint.kind in ("revolute", "continuous") else None
 
         def to_child(vector: list) -> list:
