@@ -334,7 +334,7 @@ def _tree(links: dict, joints: list, where: _Where) -> tuple:
         parent_joint[joint.child] = joint
     roots = [link for link in links if link not in parent_joint]
     if not roots:
-        raise where.error(f"the joints form a closed loop (every link is the child of a joint, e.g. joint '{joints[0].name}')")
+        raise where.error(f"{_loop(next(iter(links)), parent_joint)}; a URDF is a tree with one root link")
     if len(roots) > 1:
         raise where.error(
             f"links '{roots[0]}' and '{roots[1]}' are both roots (neither is the child of a joint): a URDF is one tree"
@@ -351,10 +351,18 @@ def _tree(links: dict, joints: list, where: _Where) -> tuple:
     if len(ordered) != len(joints):
         reached = set(ordered)
         stray = next(j for j in joints if j not in reached)
-        raise where.error(
-            f"joint '{stray.name}' is part of a closed loop (link '{stray.child}' cannot be reached from the root link '{roots[0]}')"
-        )
+        raise where.error(f"{_loop(stray.child, parent_joint)}, out of reach of the root link '{roots[0]}'")
     return roots[0], tuple(ordered)
+
+
+def _loop(link: str, parent_joint: dict) -> str:
+    """'joints 'a', 'b' form a closed loop': the cycle met going up from ``link`` (every link on the way has a parent)."""
+    path = []
+    while link not in path:
+        path.append(link)
+        link = parent_joint[link].parent
+    names = [parent_joint[l].name for l in reversed(path[path.index(link) :])]  # parent to child
+    return f"joints {', '.join(repr(n) for n in names)} form a closed loop"
 
 
 def _inertial(link: ET.Element, name: str, where: _Where) -> Inertial | None:

@@ -496,7 +496,15 @@ BAD = {
     "two parents": (GOOD.replace('<child link="tool"/>', '<child link="upper"/>'), ["link 'upper' is the child of two joints ('shoulder' and 'tool_mount')", "closed loops"]),
     "cycle": (
         GOOD.replace('<link name="tool"/>', '<link name="tool"/><joint name="back" type="fixed"><parent link="tool"/><child link="base"/></joint>'),
-        ["closed loop"],
+        ["joints 'shoulder', 'elbow', 'tool_mount', 'back' form a closed loop; a URDF is a tree"],
+    ),
+    "detached cycle": (
+        GOOD.replace(
+            '<link name="tool"/>',
+            '<link name="tool"/><link name="p"/><link name="r"/><joint name="j1" type="fixed"><parent link="p"/>'
+            '<child link="r"/></joint><joint name="j2" type="revolute"><parent link="r"/><child link="p"/></joint>',
+        ),
+        ["joints 'j2', 'j1' form a closed loop, out of reach of the root link 'base'"],
     ),
     "missing link": (GOOD.replace('<parent link="upper"/>', '<parent link="forearm"/>'), ["joint 'elbow': parent link 'forearm' is not defined"]),
     "missing child element": (GOOD.replace('<child link="lower"/>', ""), ["joint 'elbow': missing <child link="]),
