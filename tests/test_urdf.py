@@ -425,44 +425,8 @@ def test_cli_generates_a_urdf_file(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------
 # bad files: one line each, naming the element
 
-GOOD = """<?xml version="1.0"?>
-<robot name="arm">
-  <link name="base"/>
-  <joint name="shoulder" type="revolute">
-    <parent link="base"/>
-    <child link="upper"/>
-    <origin xyz="0 0 0.5" rpy="0 0 0"/>
-    <axis xyz="0 1 0"/>
-    <dynamics damping="0.1"/>
-  </joint>
-  <link name="upper">
-    <inertial>
-      <origin xyz="0 0 -0.25"/>
-      <mass value="1.2"/>
-      <inertia ixx="0.03" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.001"/>
-    </inertial>
-  </link>
-  <joint name="elbow" type="revolute">
-    <parent link="upper"/>
-    <child link="lower"/>
-    <origin xyz="0 0 -0.5"/>
-    <axis xyz="0 1 0"/>
-  </joint>
-  <link name="lower">
-    <inertial>
-      <origin xyz="0 0 -0.2"/>
-      <mass value="0.7"/>
-      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0005"/>
-    </inertial>
-  </link>
-  <joint name="tool_mount" type="fixed">
-    <parent link="lower"/>
-    <child link="tool"/>
-  </joint>
-  <link name="tool"/>
-</robot>
-"""
-LOWER_INERTIAL = GOOD[GOOD.index('    <inertial>\n      <origin xyz="0 0 -0.2"/>') : GOOD.index("  </link>\n  <joint name=\"tool_mount\"")]
+GOOD = (DATA / "arm.urdf").read_text(encoding="utf-8")
+LOWER_INERTIAL = next(line for line in GOOD.splitlines(keepends=True) if '<mass value="0.7"/>' in line)
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE robot [
   <!ENTITY lol "lol">
@@ -527,7 +491,7 @@ BAD = {
     "not a robot": ('<?xml version="1.0"?><sdf version="1.6"><model name="m"/></sdf>', ["root element is <sdf>, expected <robot>"]),
     "DTD with entities": (BILLION_LAUGHS, ["<!DOCTYPE ...> at line 2", "DTDs and entities are not allowed"]),
     "external entity": (EXTERNAL_ENTITY, ["DTDs and entities are not allowed"]),
-    "bare entity": (GOOD.replace("<robot", '<!ENTITY x "y">\n<robot'), ["<!ENTITY ...> at line 2"]),
+    "bare entity": (GOOD.replace("<robot", '<!ENTITY x "y">\n<robot'), ["<!ENTITY ...> at line 3"]),
 }
 
 
