@@ -19,6 +19,7 @@ from . import __version__
 from .errors import SlsError, UsageError, one_line
 from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
+from .urdf import load_urdf
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
@@ -165,8 +166,10 @@ def _load_named(model: str):
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
+    if path.suffix == ".urdf":
+        return load_urdf(path)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
-        raise UsageError(f"{model}: model files must end in .toml or .py")
+        raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
     return load_example(model)
@@ -217,9 +220,10 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, s
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
-    executed as your own code) or a bundled example's name (see `sls
-    examples`); without MODEL and without inline flags the bundled two-link
-    arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
+    executed as your own code), a robot description (NAME.urdf: revolute,
+    continuous, prismatic and fixed joints, gravity g along -z) or a bundled
+    example's name (see `sls examples`); without MODEL and without inline
+    flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """

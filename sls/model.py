@@ -533,7 +533,7 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
     """Read a TOML model file (see the README for the format)."""
     path = Path(path)
     if text is None:
-        text = _read_text(path)
+        text = read_model_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -591,7 +591,7 @@ def load_python(path: str | Path) -> Model:
     import runpy
 
     path = Path(path)
-    _read_text(path)
+    read_model_text(path)
     try:
         namespace = runpy.run_path(str(path), run_name="__sls_model__")
     except SystemExit as exc:
@@ -630,7 +630,7 @@ def safe_label(text: object, default: str) -> str:
     return cleaned[:120]
 
 
-def _read_text(path: Path) -> str:
+def read_model_text(path: Path) -> str:
     if not path.exists():
         raise ModelFileError(f"{path}: no such model file")
     if path.is_dir():
@@ -648,15 +648,33 @@ def _read_text(path: Path) -> str:
 DEFAULT_EXAMPLE = "two_link_arm"
 
 
+#: Suffixes of bundled example files: TOML models and URDF robots.
+EXAMPLE_SUFFIXES = (".toml", ".urdf")
+
+
 def example_names() -> list[str]:
     """Names of the bundled example models, sorted."""
     folder = resources.files("sls") / "examples"
-    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(EXAMPLE_SUFFIXES))
+
+
+def _example_file(name: str):
+    """The bundled file of example ``name`` (a ``Traversable``), or ``None``."""
+    folder = resources.files("sls") / "examples"
+    for suffix in EXAMPLE_SUFFIXES:
+        candidate = folder / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def example_description(name: str) -> str:
-    """First comment line of a bundled example (its one-line description)."""
-    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
+    """The one-line description of a bundled example: its first comment (``# ...`` or ``<!-- ... -->``)."""
+    file = _example_file(name)
+    text = file.read_text(encoding="utf-8")
+    if file.name.endswith(".urdf"):
+        start, end = text.find("<!--"), text.find("-->")
+        return " ".join(text[start + 4 : end].split()) if 0 <= start < end else ""
     for line in text.splitlines():
         if line.startswith("#"):
             return line.lstrip("# ").strip()
@@ -668,5 +686,10 @@ def load_example(name: str) -> Model:
     names = example_names()
     if name not in names:
         raise ModelFileError(f"unknown example '{name}' (bundled examples: {', '.join(names)})")
-    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
-    return load_toml(f"{name}.toml", name=name, source=f"bundled example {name}", text=text)
+    file = _example_file(name)
+    text = file.read_text(encoding="utf-8")
+    if file.name.endswith(".urdf"):
+        from .urdf import load_urdf  # sls.urdf builds on this module
+
+        return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
+    return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)
