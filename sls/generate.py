@@ -27,7 +27,7 @@ STAGES = ("derive", "validate", "codegen", "render", "write")
 
 def progress_steps() -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    return len(STAGES) - 1 + len(render.MODULES)
+    return len(STAGES) - 1 + len(render.MODULES) - len(render.WRAPPERS)
 
 
 @dataclass

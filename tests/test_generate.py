@@ -16,7 +16,7 @@ def test_on_step_is_called_once_per_stage_and_per_module(tmp_path):
     assert steps[:2] == ["derive", "validate"] and steps[-2:] == ["render", "write"]
     assert "codegen qddot_fun" in steps and "codegen linearized_model" in steps
     assert list(report.timings) == list(STAGES)
-    assert report.total > 0 and len(report.files) == 17
+    assert report.total > 0 and len(report.files) == 18
 
 
 def test_progress_bar_appears_only_after_the_delay(capsys, monkeypatch):
