@@ -75,10 +75,15 @@ def generate(
             on_step(name)
         return result
 
-    dynamics = stage("derive", lambda: derive.derive(model, simplify))
-    stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
-    files = stage("render", lambda: render.render_package(model, kernels, simplify))
+    try:
+        dynamics = stage("derive", lambda: derive.derive(model, simplify))
+        stage("validate", lambda: validate.check_dynamics(dynamics))
+        kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
+        files = stage("render", lambda: render.render_package(model, kernels, simplify))
+    except SlsError as exc:  # a model file's errors start with its name
+        if getattr(model, "file", None) and not str(exc).startswith(model.file):
+            raise type(exc)(f"{model.file}: {exc}") from None
+        raise
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
