@@ -28,6 +28,7 @@ from .errors import (  # noqa: E402
 )
 from .generate import generate, sym_lagrangian_solver  # noqa: E402
 from .model import Model, load_example, load_python, load_toml, model_from_strings, model_from_sympy  # noqa: E402
+from .symbolic import Symbolic, symbolic  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -39,6 +40,8 @@ __all__ = [
     "load_toml",
     "model_from_strings",
     "model_from_sympy",
+    "symbolic",
+    "Symbolic",
     "SlsError",
     "ExpressionError",
     "ModelError",
