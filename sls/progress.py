@@ -1,10 +1,11 @@
 """Progress output of the command line: one line that fits the terminal, or plain lines.
 
-:class:`Progress` shows nothing until a job has run for :attr:`Progress.delay`
-seconds (short jobs stay quiet). Then, on a terminal, it redraws one line in
+:class:`Progress` shows nothing until a job has run for a while (short jobs
+stay quiet): on a terminal, after ``delay`` seconds, it redraws one line in
 place (``label [bar] percent item``), never wider than the terminal, so no
 wrapped lines pile up, also at 80 columns or fewer; on anything else (a log
-file, a pipe, CI) it writes a plain line at every tenth of the job.
+file, a pipe, CI), after ``plain_delay`` seconds, it writes a plain line at
+every tenth of the job.
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ _ERASE = "\x1b[K"  # erase to the end of the line
 class Progress:
     """Progress of a job of ``total`` steps, written to ``stream`` (default: stderr)."""
 
-    def __init__(self, total: int, label: str, *, stream=None, delay: float = 1.0) -> None:
+    def __init__(self, total: int, label: str, *, stream=None, delay: float = 1.0, plain_delay: float = 5.0) -> None:
         self.total = max(1, int(total))
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
-        self.delay = delay
         self.start = time.perf_counter()
         self.done = 0
         self.item = ""
         self.terminal = _isatty(self.stream)
+        self.delay = delay if self.terminal else plain_delay
         self.shown = ""  # the line on screen (terminal) or the last tenth written (plain)
 
     def step(self, item: str = "") -> None:

@@ -75,7 +75,7 @@ def replacing(path: str | Path):
 def check_output_file(path: str | Path, option: str) -> None:
     """Raise :class:`OutputError` unless a file can be written at ``path`` (before any work is done)."""
     path = Path(path)
-    parent = path.absolute().parent
+    parent = path.parent  # as the user wrote it ('.' is the current folder)
     if path.is_dir():
         raise OutputError(f"{option} {path}: is a directory; give a file name")
     if not parent.is_dir():

@@ -39,7 +39,7 @@ def test_terminal_line_fits_the_width_and_is_redrawn_in_place(columns, monkeypat
 
 def test_plain_lines_when_not_a_terminal():
     stream = io.StringIO()
-    with Progress(1000, "simulating", stream=stream, delay=0) as progress:
+    with Progress(1000, "simulating", stream=stream, delay=60, plain_delay=0) as progress:
         for k in range(1001):
             progress.update(k, f"t = {k / 100:g} s")
     text = stream.getvalue()
@@ -51,7 +51,7 @@ def test_plain_lines_when_not_a_terminal():
 
 def test_nothing_for_a_short_job():
     for stream in (Terminal(), io.StringIO()):
-        with Progress(5, "generating quick", stream=stream, delay=60) as progress:
+        with Progress(5, "generating quick", stream=stream, delay=60, plain_delay=60) as progress:
             for k in range(5):
                 progress.step(f"step {k}")
         assert stream.getvalue() == ""
