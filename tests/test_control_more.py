@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -22,7 +21,8 @@ from click.testing import CliRunner
 import sls
 import sls.control as control
 from sls.cli import main
-from sls.errors import ControlError, MissingDependencyError, OutputError
+from sls.errors import ControlError, MissingDependencyError
+from test_runtime_errors import SPHERICAL
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +32,7 @@ def folders(tmp_path_factory):
     for name in ("cart_pole", "acrobot"):
         sls.generate(sls.load_example(name), root / name)
         out[name] = root / name
-    spherical = sls.model_from_strings(
-        state=["th", "ph", "dth", "dph"],
-        T="1/2*m*l^2*(dth^2 + sin(th)^2*dph^2)",
-        V="m*g*l*cos(th)",
-        fric="0",
-        params={"m": 1.0, "l": 1.0, "g": 9.81},
-        name="spherical",
-    )
-    sls.generate(spherical, root / "spherical")
+    sls.generate(sls.model_from_strings(**SPHERICAL), root / "spherical")
     out["spherical"] = root / "spherical"
     # phi = 1 - 1/sqrt(q): not defined for q <= 0
     root_well = sls.model_from_strings(

@@ -1,8 +1,9 @@
 """The new-user walk from the issue: the installed `sls` command, every mistake one line, never a traceback.
 
-Generate the cart-pole, design, simulate and plot; then each mistake a new user
-made (singular parameters, singular or undefined states, output folders,
-model-file slips) through the real console script, all run concurrently.
+The cart-pole path from generate to plot and the commonest mistakes run as the
+README's blocks (tests/test_readme_blocks.py); here the other mistakes a new
+user made (singular parameters, singular or undefined states, output folders,
+model-file slips) go through the real console script, run concurrently.
 """
 
 from __future__ import annotations
@@ -24,14 +25,12 @@ SINGULAR = 'state = ["a", "b", "da", "db"]\nT = "1/2*(da + db)^2"\nV = "0"\nfric
 PROGRESS = re.compile(r"^(generating \S+|simulating): \d+%")
 #: label → (arguments, expected exit code, a piece of the single stderr line or None for a clean run)
 MISTAKES = {
-    "mass zero": (["lqr", "cp", "--x-eq", "0 0 0 0", "--param", "mp=0"], 1, "error: qddot_fun with mp=0: the mass matrix M is singular"),
     "mass negative": (["lqr", "cp", "--x-eq", "0 0 0 0", "--u-eq", "0", "--param", "mc=-1"], 1, "error: qddot_fun with mc=-1"),
-    "length zero": (["simulate", "cp", "--x0", "0 0.1 0 0", "--t-end", "2", "--param", "l=0"], 1, "error: the simulation stopped at t = 0: qddot_fun with l=0"),
     "singular x_eq": (["lqr", "sph", "--x-eq", "0 0 0 0", "--u-eq", "0 0"], 1, "at x = [th=0, ph=0, dth=0, dph=0]"),
     "singular x0": (["simulate", "sph", "--x0", "0 0 0 0", "--t-end", "1"], 1, "error: the simulation stopped at t = 0: qddot_fun: the mass matrix"),
     "domain error lqr": (["lqr", "root", "--x-eq", "-1 0"], 1, "error: tau_fun is not defined at x = [q=-1, dq=0]: math domain error"),
     "domain error simulate": (["simulate", "root", "--x0", "0.5 -5", "--t-end", "5"], 1, "is not defined at x = [q="),
-    "save into a missing folder": (["lqr", "cp", "--x-eq", "0 0 0 0", "--save", "designs/gain.json"], 1, "error: --save designs/gain.json: the folder designs does not exist"),
+    "csv into a missing folder": (["simulate", "cp", "--x0", "0 0.1 0 0", "--t-end", "1", "--csv", "designs/run.csv"], 1, "error: --csv designs/run.csv: the folder designs does not exist"),
     "plot into a missing folder": (["simulate", "cp", "--x0", "0 0.1 0 0", "--t-end", "1", "--plot", "figs/run.png"], 1, "error: --plot figs/run.png: the folder figs does not exist"),
     "nan parameter": (["lqr", "cp", "--x-eq", "0 0 0 0", "--param", "mp=nan"], 2, "must be a finite number"),
     "interleaved state": (["generate", "interleaved.toml", "--out", "il"], 1, "error: interleaved.toml: kinetic energy T must be quadratic"),
@@ -47,14 +46,9 @@ def walk(tmp_path_factory):
     for name, text in (("sph.toml", SPHERICAL), ("root.toml", ROOT_WELL), ("interleaved.toml", INTERLEAVED),
                        ("misspelt.toml", MISSPELT), ("singular.toml", SINGULAR)):
         (folder / name).write_text(text)
-    happy = [
-        ["generate", "cart_pole", "--out", "cp"],
-        ["generate", "sph.toml", "--out", "sph"],
-        ["generate", "root.toml", "--out", "root"],
-        ["lqr", "cp", "--x-eq", "0 0 0 0", "--Q", "10 10 1 1", "--R", "1", "--save", "gain.json"],
-        ["simulate", "cp", "--x0", "0 10*pi/180 0 0", "--t-end", "8", "--lqr-from", "gain.json", "--plot", "cart_pole.png"],
-    ]
-    results = [subprocess.run(_sls() + args, cwd=folder, capture_output=True, text=True, timeout=300) for args in happy]
+    setup = [["generate", "cart_pole", "--out", "cp"], ["generate", "sph.toml", "--out", "sph"], ["generate", "root.toml", "--out", "root"]]
+    starting = [subprocess.Popen(_sls() + args, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for args in setup]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in starting]
     processes = {
         label: subprocess.Popen(_sls() + args, cwd=folder / "here" if label == "out is the current folder" else folder,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -65,12 +59,9 @@ def walk(tmp_path_factory):
     return folder, results, done
 
 
-def test_the_happy_path_to_a_cart_pole_plot(walk):
-    folder, results, _ = walk
-    for result in results:
-        assert result.returncode == 0 and result.stderr == "", result.stderr
-    assert "settling time" in results[-1].stdout
-    assert (folder / "cart_pole.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+def test_the_packages_generate(walk):
+    _, results, _ = walk
+    assert all(code == 0 and "Traceback" not in stderr for code, stderr in results), results
 
 
 @pytest.mark.parametrize("label", MISTAKES)

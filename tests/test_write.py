@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -319,3 +320,41 @@ def test_replacing_swaps_in_the_whole_file_or_nothing(tmp_path):
             raise RuntimeError("killed while writing")
     assert target.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["design.json"]  # no temporary left behind
+
+
+def test_out_below_a_file_is_refused_before_deriving(tmp_path, monkeypatch):
+    import sls.derive
+
+    (tmp_path / "afile").write_text("data")
+    monkeypatch.setattr(sls.derive, "derive", lambda *a, **k: pytest.fail("derived before checking --out"))
+    with pytest.raises(sls.OutputError, match=r"afile/sub: cannot create it: .*afile is not a directory"):
+        sls.generate(sls.load_example("pendulum"), tmp_path / "afile" / "sub")
+
+
+def test_out_is_a_mount_point(tmp_path):
+    """A mount point cannot be renamed or swapped; an in-place update does not need to (a private mount namespace)."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs unshare -rm (user and mount namespaces)")
+    point = tmp_path / "mnt"
+    point.mkdir()
+    script = textwrap.dedent(
+        f"""
+        import os, sls
+        from sls.write import write_package
+        inode = os.stat({str(point)!r}).st_ino
+        sls.generate(sls.load_example("pendulum"), {str(point)!r})
+        sls.generate(sls.load_example("double_pendulum"), {str(point)!r})
+        assert os.stat({str(point)!r}).st_ino == inode
+        assert os.path.ismount({str(point)!r})
+        print(open(os.path.join({str(point)!r}, "__init__.py")).read().count("N_DOF = 2"))
+        """
+    )
+    result = subprocess.run(
+        [unshare, "-rm", "sh", "-c", f'mount -t tmpfs none "{point}" && exec "{sys.executable}" -c "$0"', script],
+        capture_output=True, text=True, timeout=120,
+    )
+    if "mount:" in result.stderr and result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1"
