@@ -137,10 +137,11 @@ def test_python_model_file_imports_a_module_next_to_it(tmp_path):
     folder.mkdir()
     (folder / "pendulum_parts.py").write_text("import sympy as sp\nq, dq, m = sp.symbols('q dq m')\nENERGY = m*dq**2/2\n")
     (folder / "pendulum.py").write_text("from pendulum_parts import q, dq, m, ENERGY\nimport sympy as sp\nT = ENERGY\nV = m*9.81*(1 - sp.cos(q))\nfric = 0\nx = [q, dq]\nparams = {m: 2.0}\n")
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    from test_readme_blocks import _env
+
     result = subprocess.run(
         [sys.executable, "-m", "sls", "generate", "models/pendulum.py", "--out", "pkg", "--quiet"],
-        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, env=_env(), timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert import_package(tmp_path / "pkg").PARAMS == {"m": 2.0}
