@@ -27,7 +27,7 @@ STAGES = ("derive", "validate", "codegen", "render", "write")
 
 def progress_steps() -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    return len(STAGES) - 1 + len(render.MODULES)
+    return len(STAGES) - 1 + len(render.MODULES) - len(render.WRAPPERS)
 
 
 @dataclass
@@ -76,10 +76,15 @@ def generate(
             on_step(name)
         return result
 
-    dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
-    stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
-    files = stage("render", lambda: render.render_package(model, kernels, simplify, dynamics.method))
+    try:
+        dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
+        stage("validate", lambda: validate.check_dynamics(dynamics))
+        kernels = stage("codegen", lambda: _codegen(dynamics, on_step))
+        files = stage("render", lambda: render.render_package(model, kernels, simplify, dynamics.method))
+    except SlsError as exc:  # a model file's errors start with its name
+        if getattr(model, "file", None) and not str(exc).startswith(model.file):
+            raise type(exc)(f"{model.file}: {exc}") from None
+        raise
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report

@@ -40,8 +40,12 @@ FUNCTIONS = {
     "tau_fun": ("Inverse dynamics: generalized forces M qddot + C qdot + phi + fric for a given qddot.", "({n},)"),
 }
 
+#: Modules with a solve, rendered from their own templates.
+SOLVERS = ("qddot_fun", "linearized_model")
+#: Modules built on other generated modules (their own template, no kernel of their own).
+WRAPPERS = ("xdot_fun",)
 #: Every module of a generated package, in the order of ``__init__``.
-MODULES = tuple(FUNCTIONS) + ("qddot_fun", "linearized_model")
+MODULES = tuple(FUNCTIONS) + SOLVERS + WRAPPERS
 
 
 def template_folder() -> Path:
@@ -159,8 +163,10 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
         files[f"{name}.py"] = env.get_template("function.py.j2").render(
             ctx=ctx, fn=function_spec(name, model), kernel=kernel, out=out
         )
-    for name in ("qddot_fun", "linearized_model"):
+    for name in SOLVERS:
         files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
+    for name in WRAPPERS:
+        files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx)
     files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=MODULES)
     return {name: _tidy(text) for name, text in sorted(files.items())}
