@@ -287,8 +287,7 @@ def derive_on_graph(model: Model) -> Dynamics:
     q = [graph.symbol(s) for s in model.q]
     dq = [graph.symbol(s) for s in model.dq]
     x = q + dq
-    T = graph.from_sympy(model.T)
-    V = graph.from_sympy(model.V)
+    T, V = graph.share_sums([graph.from_sympy(model.T), graph.from_sympy(model.V)])
     fric = [graph.from_sympy(f) for f in model.fric]
     forces = [graph.from_sympy(f) for f in model.forces]
     inputs = [graph.symbol(u) for u in model.inputs]
