@@ -36,7 +36,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def models(quick: bool) -> list:
     if quick:
         return [nlink_pendulum(2)]
-    return [sls.load_example("mobile_manipulator"), nlink_pendulum(2), nlink_pendulum(5), nlink_pendulum(10)]
+    return [sls.load_example("mobile_manipulator"), nlink_pendulum(2), nlink_pendulum(5), nlink_pendulum(10), relative_chain(6)]
 
 
 def states(model, count: int, seed: int = 7):
