@@ -56,7 +56,8 @@ class Terms:
 
 
 def terms(model: sls.Model) -> Terms:
-    dyn = sls_derive.derive(model)
+    # The peers start from sympy expressions written out entry by entry, as a sympy user has them.
+    dyn = sls_derive.derive(model, method="expanded")
     subs = {sympy.Symbol(k, real=True): v for k, v in model.params.items()}
     n, m = model.n, model.m
     M = sympy.Matrix(dyn.mass_matrix).xreplace(subs)
@@ -441,6 +442,20 @@ def _pinocchio_model(model: sls.Model):
         # absolute angles q = S θ (θ relative joint angles), S lower-triangular ones
         S = np.tril(np.ones((n, n)))
         return pm, S
+    if name.startswith("chain"):
+        # sls.nlink.chain_toml: uniform rods, relative angles from the downward vertical, viscous damping b
+        n = model.n
+        params = model.params
+        parent = 0
+        for k in range(1, n + 1):
+            offset = np.array([0.0, -params[f"l{k - 1}"], 0.0]) if k > 1 else np.zeros(3)
+            joint = pm.addJoint(parent, pin.JointModelRZ(), pin.SE3(np.eye(3), offset), f"j{k}")
+            m, length = params[f"m{k}"], params[f"l{k}"]
+            rod = np.diag([m * length**2 / 12, 0.0, m * length**2 / 12])
+            pm.appendBodyToJoint(joint, pin.Inertia(m, np.array([0.0, -length / 2, 0.0]), rod), pin.SE3.Identity())
+            parent = joint
+        pm.gravity.linear = np.array([0.0, -params["g"], 0.0])
+        return pm, np.eye(n)
     if name == "mobile_manipulator":
         rail = pm.addJoint(0, pin.JointModelPX(), pin.SE3.Identity(), "rail")
         pm.appendBodyToJoint(rail, pin.Inertia(3.0, np.zeros(3), np.eye(3) * 0.01), pin.SE3.Identity())
@@ -465,17 +480,19 @@ def build_pinocchio(model: sls.Model, t: Terms, folder: Path) -> Impl:
     Sinv = np.linalg.inv(S)
     identity = np.allclose(S, np.eye(n))
 
+    damping = model.params.get("b", 0.0) if model.name.startswith("chain") else 0.0  # fric = b*dq
+
     def qddot(x, u):
         if identity:
-            return pin.aba(pm, data, x[:n], x[n:], u)
+            return pin.aba(pm, data, x[:n], x[n:], u - damping * x[n:])
         th = Sinv @ x[:n]
         dth = Sinv @ x[n:]
         return S @ pin.aba(pm, data, th, dth, S.T @ u)
 
     def linearize(x, u):
         if identity:
-            pin.computeABADerivatives(pm, data, x[:n], x[n:], u)
-            low_A = np.hstack([data.ddq_dq, data.ddq_dv])
+            pin.computeABADerivatives(pm, data, x[:n], x[n:], u - damping * x[n:])
+            low_A = np.hstack([data.ddq_dq, data.ddq_dv - damping * data.Minv])
             low_B = data.Minv
         else:
             pin.computeABADerivatives(pm, data, Sinv @ x[:n], Sinv @ x[n:], S.T @ u)

@@ -36,7 +36,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def models(quick: bool) -> list:
     if quick:
         return [nlink_pendulum(2)]
-    return [sls.load_example("mobile_manipulator"), nlink_pendulum(2), nlink_pendulum(5), nlink_pendulum(10)]
+    return [sls.load_example("mobile_manipulator"), nlink_pendulum(2), nlink_pendulum(5), nlink_pendulum(10), relative_chain(6)]
 
 
 def states(model, count: int, seed: int = 7):
@@ -195,6 +195,18 @@ def robot_scale(args, log) -> dict:
         sls.generate(model, folder / name)
         rows.append({"method": f"sls {name}", "n": model.n, "seconds": time.perf_counter() - start})
         log(f"  {name}: {rows[-1]['seconds']:.2f} s")
+    if not args.quick:
+        import runpy
+
+        model_file = Path(__file__).resolve().parent / "models" / "ur5_dh.py"
+        start = time.perf_counter()
+        runpy.run_path(str(model_file))
+        own = time.perf_counter() - start
+        start = time.perf_counter()
+        sls.generate(sls.load_python(model_file), folder / "ur5_dh")
+        total = time.perf_counter() - start
+        rows.append({"method": "sls ur5_dh.py (sls's part)", "n": 6, "seconds": total - own, "model_file_seconds": own})
+        log(f"  ur5_dh.py: sls's part {total - own:.2f} s (the model file itself {own:.2f} s)")
     calls = {}
     n = 4 if args.quick else 10
     for label, model in ((f"chain{n}", relative_chain(n)), (f"nlink{n}", nlink_pendulum(n))):

@@ -5,11 +5,9 @@ from scipy.linalg import solve_continuous_are
 
 import pendulum_eom as eom  # the package sls generated
 
-n = eom.N_DOF
-
-# 1. Open loop: let it swing from q = 1 rad without torque.
+# 1. Open loop: let it swing from q = 1 rad without torque (xdot_fun(x, u) is [qdot; qddot]).
 def swing(t, x):
-    return np.concatenate([x[n:], eom.qddot_fun(x, [0.0])])
+    return eom.xdot_fun(x, [0.0])
 
 sol = solve_ivp(swing, (0.0, 10.0), [1.0, 0.0], rtol=1e-10, atol=1e-10)
 E = eom.T_fun(sol.y.T) + eom.V_fun(sol.y.T)  # one batch call for the whole trajectory
@@ -30,8 +28,7 @@ print(f"largest real part of the closed-loop eigenvalues: {np.linalg.eigvals(A -
 
 # 4. Closed loop on the nonlinear model, starting 0.5 rad from upright.
 def controlled(t, x):
-    u = u_eq - K @ (x - x_eq)
-    return np.concatenate([x[n:], eom.qddot_fun(x, u)])
+    return eom.xdot_fun(x, u_eq - K @ (x - x_eq))
 
 sol = solve_ivp(controlled, (0.0, 5.0), x_eq + [0.5, 0.0], rtol=1e-10, atol=1e-10)
 print(f"closed loop: |q(5) - pi| = {abs(sol.y[0, -1] - np.pi):.2e} rad")

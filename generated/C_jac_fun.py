@@ -28,36 +28,51 @@ def C_jac_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ndarray, shape (2, 2, 4) or (..., 2, 2, 4)
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None:
-        x1, x2, x3, x4 = _values
-        _t0 = math.cos(x1)
-        _t1 = x1 + x2
-        _t2 = (1/2)*l1*l2*m2
-        _t3 = _t2*math.cos(_t1)
-        _t4 = math.sin(x1)
-        _t5 = _t2*math.sin(_t1)
-        _t6 = _t0*_t3 + _t4*_t5
-        _t7 = -_t6
-        _t8 = _t7*x4
-        _t9 = -_t0*_t5 + _t3*_t4
-        return np.array([0.0, _t8, 0.0, _t9, 0.0, _t7*x3 + _t8, _t9, _t9, 0.0, _t6*x3, -_t9, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _t0 = np.cos(x1)
-    _t1 = x1 + x2
-    _t2 = (1/2)*l1*l2*m2
-    _t3 = _t2*np.cos(_t1)
-    _t4 = np.sin(x1)
-    _t5 = _t2*np.sin(_t1)
-    _t6 = _t0*_t3 + _t4*_t5
-    _t7 = -_t6
-    _t8 = _t7*x4
-    _t9 = -_t0*_t5 + _t3*_t4
-    _out = np.zeros(_x.shape[:-1] + (2, 2, 4))
-    _out[..., 0, 0, 1] = _t8
-    _out[..., 0, 0, 3] = _t9
-    _out[..., 0, 1, 1] = _t7*x3 + _t8
-    _out[..., 0, 1, 2] = _t9
-    _out[..., 0, 1, 3] = _t9
-    _out[..., 1, 0, 1] = _t6*x3
-    _out[..., 1, 0, 2] = -_t9
-    return _out
+        try:
+            x1, x2, x3, x4 = _values
+            _t0 = math.cos(x1)
+            _t1 = x1 + x2
+            _t2 = (1/2)*l1*l2*m2
+            _t3 = _t2*math.cos(_t1)
+            _t4 = math.sin(x1)
+            _t5 = _t2*math.sin(_t1)
+            _t6 = _t0*_t3 + _t4*_t5
+            _t7 = -_t6
+            _t8 = _t7*x4
+            _t9 = -_t0*_t5 + _t3*_t4
+            return np.array([0.0, _t8, 0.0, _t9, 0.0, _t7*x3 + _t8, _t9, _t9, 0.0, _t6*x3, -_t9, 0.0, 0.0, 0.0, 0.0, 0.0]).reshape((2, 2, 4))
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("C_jac_fun", _x, _error) from None
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _t0 = np.cos(x1)
+            _t1 = x1 + x2
+            _t2 = (1/2)*l1*l2*m2
+            _t3 = _t2*np.cos(_t1)
+            _t4 = np.sin(x1)
+            _t5 = _t2*np.sin(_t1)
+            _t6 = _t0*_t3 + _t4*_t5
+            _t7 = -_t6
+            _t8 = _t7*x4
+            _t9 = -_t0*_t5 + _t3*_t4
+            _out = np.zeros(_x.shape[:-1] + (2, 2, 4))
+            _out[..., 0, 0, 1] = _t8
+            _out[..., 0, 0, 3] = _t9
+            _out[..., 0, 1, 1] = _t7*x3 + _t8
+            _out[..., 0, 1, 2] = _t9
+            _out[..., 0, 1, 3] = _t9
+            _out[..., 1, 0, 1] = _t6*x3
+            _out[..., 1, 0, 2] = -_t9
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("C_jac_fun", C_jac_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x) from None

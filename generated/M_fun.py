@@ -28,49 +28,64 @@ def M_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ndarray, shape (2, 2) or (..., 2, 2)
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None:
-        x1, x2, x3, x4 = _values
-        _t0 = l1*l1
-        _t1 = _t0*m1
-        _t2 = math.cos(x1)
-        _t3 = _t2*_t2
-        _t4 = _t0*m2
-        _t5 = math.sin(x1)
-        _t6 = _t5*_t5
-        _t7 = (1/4)*_t1
-        _t8 = x1 + x2
-        _t9 = math.cos(_t8)
-        _t10 = l1*l2*m2
-        _t11 = _t10*_t2*_t9
-        _t12 = math.sin(_t8)
-        _t13 = _t10*_t12*_t5
-        _t14 = (l2*l2)*m2
-        _t15 = (1/4)*_t14
-        _t16 = (_t12*_t12)*_t15 + (1/12)*_t14 + _t15*(_t9*_t9)
-        _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
-        return np.array([(1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7, _t17, _t17, _t16]).reshape((2, 2))
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _t0 = l1**2
-    _t1 = _t0*m1
-    _t2 = np.cos(x1)
-    _t3 = _t2**2
-    _t4 = _t0*m2
-    _t5 = np.sin(x1)
-    _t6 = _t5**2
-    _t7 = (1/4)*_t1
-    _t8 = x1 + x2
-    _t9 = np.cos(_t8)
-    _t10 = l1*l2*m2
-    _t11 = _t10*_t2*_t9
-    _t12 = np.sin(_t8)
-    _t13 = _t10*_t12*_t5
-    _t14 = l2**2*m2
-    _t15 = (1/4)*_t14
-    _t16 = _t12**2*_t15 + (1/12)*_t14 + _t15*_t9**2
-    _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
-    _out = np.zeros(_x.shape[:-1] + (2, 2))
-    _out[..., 0, 0] = (1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-    _out[..., 0, 1] = _t17
-    _out[..., 1, 0] = _t17
-    _out[..., 1, 1] = _t16
-    return _out
+        try:
+            x1, x2, x3, x4 = _values
+            _t0 = l1*l1
+            _t1 = _t0*m1
+            _t2 = math.cos(x1)
+            _t3 = _t2*_t2
+            _t4 = _t0*m2
+            _t5 = math.sin(x1)
+            _t6 = _t5*_t5
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = math.cos(_t8)
+            _t10 = l1*l2*m2
+            _t11 = _t10*_t2*_t9
+            _t12 = math.sin(_t8)
+            _t13 = _t10*_t12*_t5
+            _t14 = (l2*l2)*m2
+            _t15 = (1/4)*_t14
+            _t16 = (_t12*_t12)*_t15 + (1/12)*_t14 + _t15*(_t9*_t9)
+            _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
+            return np.array([(1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7, _t17, _t17, _t16]).reshape((2, 2))
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("M_fun", _x, _error) from None
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _t0 = l1**2
+            _t1 = _t0*m1
+            _t2 = np.cos(x1)
+            _t3 = _t2**2
+            _t4 = _t0*m2
+            _t5 = np.sin(x1)
+            _t6 = _t5**2
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = np.cos(_t8)
+            _t10 = l1*l2*m2
+            _t11 = _t10*_t2*_t9
+            _t12 = np.sin(_t8)
+            _t13 = _t10*_t12*_t5
+            _t14 = l2**2*m2
+            _t15 = (1/4)*_t14
+            _t16 = _t12**2*_t15 + (1/12)*_t14 + _t15*_t9**2
+            _t17 = (1/2)*_t11 + (1/2)*_t13 + _t16
+            _out = np.zeros(_x.shape[:-1] + (2, 2))
+            _out[..., 0, 0] = (1/12)*_t1 + _t11 + _t13 + _t16 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+            _out[..., 0, 1] = _t17
+            _out[..., 1, 0] = _t17
+            _out[..., 1, 1] = _t16
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("M_fun", M_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x) from None

@@ -28,68 +28,83 @@ def T_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     float, or ndarray of shape (...) for a batch
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None:
-        x1, x2, x3, x4 = _values
-        _t0 = x3*x3
-        _t1 = (1/24)*_t0
-        _t2 = l1*l1
-        _t3 = _t2*m1
-        _t4 = (l2*l2)*m2
-        _t5 = _t4*(x4*x4)
-        _t6 = math.cos(x1)
-        _t7 = _t0*(_t6*_t6)
-        _t8 = (1/2)*m2
-        _t9 = _t2*_t8
-        _t10 = math.sin(x1)
-        _t11 = _t0*(_t10*_t10)
-        _t12 = (1/8)*_t3
-        _t13 = x1 + x2
-        _t14 = math.cos(_t13)
-        _t15 = _t14*_t14
-        _t16 = (1/8)*_t15
-        _t17 = _t0*_t4
-        _t18 = math.sin(_t13)
-        _t19 = _t18*_t18
-        _t20 = (1/8)*_t19
-        _t21 = x3*x4
-        _t22 = _t21*_t4
-        _t23 = (1/4)*_t22
-        _t24 = _t8*l1*l2
-        _t25 = _t0*_t24
-        _t26 = _t14*_t6
-        _t27 = _t10*_t18
-        _t28 = _t21*_t24
-        return float(_t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9)
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _t0 = x3**2
-    _t1 = (1/24)*_t0
-    _t2 = l1**2
-    _t3 = _t2*m1
-    _t4 = l2**2*m2
-    _t5 = _t4*x4**2
-    _t6 = np.cos(x1)
-    _t7 = _t0*_t6**2
-    _t8 = (1/2)*m2
-    _t9 = _t2*_t8
-    _t10 = np.sin(x1)
-    _t11 = _t0*_t10**2
-    _t12 = (1/8)*_t3
-    _t13 = x1 + x2
-    _t14 = np.cos(_t13)
-    _t15 = _t14**2
-    _t16 = (1/8)*_t15
-    _t17 = _t0*_t4
-    _t18 = np.sin(_t13)
-    _t19 = _t18**2
-    _t20 = (1/8)*_t19
-    _t21 = x3*x4
-    _t22 = _t21*_t4
-    _t23 = (1/4)*_t22
-    _t24 = _t8*l1*l2
-    _t25 = _t0*_t24
-    _t26 = _t14*_t6
-    _t27 = _t10*_t18
-    _t28 = _t21*_t24
-    _out = np.zeros(_x.shape[:-1])
-    _out[...] = _t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9
-    return _out
+        try:
+            x1, x2, x3, x4 = _values
+            _t0 = x3*x3
+            _t1 = (1/24)*_t0
+            _t2 = l1*l1
+            _t3 = _t2*m1
+            _t4 = (l2*l2)*m2
+            _t5 = _t4*(x4*x4)
+            _t6 = math.cos(x1)
+            _t7 = _t0*(_t6*_t6)
+            _t8 = (1/2)*m2
+            _t9 = _t2*_t8
+            _t10 = math.sin(x1)
+            _t11 = _t0*(_t10*_t10)
+            _t12 = (1/8)*_t3
+            _t13 = x1 + x2
+            _t14 = math.cos(_t13)
+            _t15 = _t14*_t14
+            _t16 = (1/8)*_t15
+            _t17 = _t0*_t4
+            _t18 = math.sin(_t13)
+            _t19 = _t18*_t18
+            _t20 = (1/8)*_t19
+            _t21 = x3*x4
+            _t22 = _t21*_t4
+            _t23 = (1/4)*_t22
+            _t24 = _t8*l1*l2
+            _t25 = _t0*_t24
+            _t26 = _t14*_t6
+            _t27 = _t10*_t18
+            _t28 = _t21*_t24
+            return float(_t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9)
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("T_fun", _x, _error) from None
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _t0 = x3**2
+            _t1 = (1/24)*_t0
+            _t2 = l1**2
+            _t3 = _t2*m1
+            _t4 = l2**2*m2
+            _t5 = _t4*x4**2
+            _t6 = np.cos(x1)
+            _t7 = _t0*_t6**2
+            _t8 = (1/2)*m2
+            _t9 = _t2*_t8
+            _t10 = np.sin(x1)
+            _t11 = _t0*_t10**2
+            _t12 = (1/8)*_t3
+            _t13 = x1 + x2
+            _t14 = np.cos(_t13)
+            _t15 = _t14**2
+            _t16 = (1/8)*_t15
+            _t17 = _t0*_t4
+            _t18 = np.sin(_t13)
+            _t19 = _t18**2
+            _t20 = (1/8)*_t19
+            _t21 = x3*x4
+            _t22 = _t21*_t4
+            _t23 = (1/4)*_t22
+            _t24 = _t8*l1*l2
+            _t25 = _t0*_t24
+            _t26 = _t14*_t6
+            _t27 = _t10*_t18
+            _t28 = _t21*_t24
+            _out = np.zeros(_x.shape[:-1])
+            _out[...] = _t1*_t3 + _t1*_t4 + _t11*_t12 + _t11*_t9 + _t12*_t7 + _t15*_t23 + _t16*_t17 + _t16*_t5 + _t17*_t20 + _t19*_t23 + _t20*_t5 + (1/12)*_t22 + _t25*_t26 + _t25*_t27 + _t26*_t28 + _t27*_t28 + (1/24)*_t5 + _t7*_t9
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("T_fun", T_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x) from None

@@ -23,6 +23,7 @@ from .V_fun import V_fun
 from .tau_fun import tau_fun
 from .qddot_fun import qddot_fun
 from .linearized_model import linearized_model
+from .xdot_fun import xdot_fun
 
 #: Number of degrees of freedom.
 N_DOF = 2
@@ -56,4 +57,5 @@ __all__ = [
     "tau_fun",
     "qddot_fun",
     "linearized_model",
+    "xdot_fun",
 ]

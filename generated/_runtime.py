@@ -16,6 +16,10 @@ STATE_NAMES = ("x1", "x2", "x3", "x4")
 INPUT_NAMES = ("u1", "u2")
 
 
+_ndarray = np.ndarray
+_FLOAT = np.dtype(float)
+
+
 def as_state(x, size):
     """Check a state argument.
 
@@ -23,16 +27,9 @@ def as_state(x, size):
     ``(..., size)``; ``values`` is a list of Python floats when ``x`` is a
     single state (the fast scalar path), else ``None``.
     """
-    try:
-        array = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(
-            f"x must be a real array of length {size} (the state [{', '.join(STATE_NAMES)}]): {exc}"
-        ) from None
+    array = x if type(x) is _ndarray and x.dtype is _FLOAT else real_array(x, "x", size)
     if array.ndim == 0 or array.shape[-1] != size:
-        raise ValueError(
-            f"x must have length {size} (the state [{', '.join(STATE_NAMES)}]), got shape {array.shape}"
-        )
+        raise ValueError(_length_message("x", size, array))
     if array.ndim == 1:
         values = array.tolist()
         total = sum(values)
@@ -46,13 +43,9 @@ def as_state(x, size):
 
 def as_vector(v, size, name):
     """Check a vector argument (``u`` or ``qddot``) like :func:`as_state`."""
-    what = f"the input [{', '.join(INPUT_NAMES)}]" if name == "u" else "one entry per degree of freedom"
-    try:
-        array = np.asarray(v, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{name} must be a real array of length {size} ({what}): {exc}") from None
+    array = v if type(v) is _ndarray and v.dtype is _FLOAT else real_array(v, name, size)
     if array.ndim == 0 or array.shape[-1] != size:
-        raise ValueError(f"{name} must have length {size} ({what}), got shape {array.shape}")
+        raise ValueError(_length_message(name, size, array))
     if array.ndim == 1:
         values = array.tolist()
         total = sum(values)
@@ -62,6 +55,119 @@ def as_vector(v, size, name):
     if not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite; the batch holds NaN or infinite entries")
     return array, None
+
+
+def _what(name):
+    if name == "x":
+        return f"the state [{', '.join(STATE_NAMES)}]"
+    if name == "u":
+        return f"the input [{', '.join(INPUT_NAMES)}]"
+    return "one entry per degree of freedom"
+
+
+def real_array(value, name, size):
+    """``value`` as a float64 array; complex values and non-numbers raise ``ValueError``.
+
+    The generated code computes in real arithmetic, so a complex argument is
+    refused rather than cast (a cast would drop the imaginary part silently).
+    """
+    try:
+        array = np.asarray(value)
+        kind = array.dtype.kind
+        if kind != "c":
+            return array.astype(float, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real array of length {size} ({_what(name)}): {exc}") from None
+    raise ValueError(
+        f"{name} must be a real array of length {size} ({_what(name)}), got complex values: the generated code "
+        "computes in real arithmetic (for derivatives use the *_jac_fun functions or linearized_model)"
+    )
+
+
+def _length_message(name, size, array):
+    text = f"{name} must have length {size} ({_what(name)}), got shape {array.shape}"
+    if array.shape == (size, 1):
+        text += f": a column vector; pass a flat vector ({name}.ravel()) or a batch of shape (..., {size})"
+    return text
+
+
+def parameters(names, values, x, scalar):
+    """Check parameter values; return them followed by ``x`` and ``scalar``, both adjusted for array values.
+
+    Every value must be a finite real number or an array of them. Arrays are
+    broadcast against the batch axes of ``x``: ``x`` is broadcast to the
+    common batch shape and ``scalar`` (the fast path's values) becomes
+    ``None``, so one call sweeps a parameter.
+    """
+    checked = []
+    shapes = []
+    for name, value in zip(names, values):
+        number = _parameter(name, value)
+        checked.append(number)
+        if type(number) is not float:
+            shapes.append(f"{name} {number.shape}")
+    if shapes:
+        try:
+            batch = np.broadcast_shapes(x.shape[:-1], *(number.shape for number in checked if type(number) is not float))
+        except ValueError:
+            raise ValueError(
+                f"the parameter arrays ({', '.join(shapes)}) do not broadcast against the batch shape {x.shape[:-1]} of x"
+            ) from None
+        x = np.broadcast_to(x, batch + x.shape[-1:])
+        scalar = None
+    return (*checked, x, scalar)
+
+
+def _parameter(name, value):
+    """One parameter value as a float, or as a float64 array of at least one axis."""
+    problem = f"parameter '{name}' must be a finite real number or an array of them, got {_brief(value)}"
+    if value is None or isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(problem)
+    try:
+        array = np.asarray(value)
+        real = array.dtype.kind != "c"
+        if real:
+            array = array.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(problem) from None
+    if not real:
+        raise ValueError(f"parameter '{name}' must be real, got {_brief(value)}: the generated code computes in real arithmetic")
+    if not np.isfinite(array).all():
+        raise ValueError(f"parameter '{name}' must be finite, got {_brief(value)}")
+    return float(array) if array.ndim == 0 else array
+
+
+def _brief(value):
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class DomainError(ValueError):
+    """A generated function is not defined at a state (a square root or logarithm of a negative number, a division by zero, ...)."""
+
+
+def undefined(name, x, error):
+    """The error raised when the scalar path of function ``name`` fails at state ``x`` (a ``LinAlgError`` stays as it is)."""
+    if isinstance(error, (np.linalg.LinAlgError, DomainError)):
+        return error
+    cause = str(error) or type(error).__name__
+    return DomainError(f"{name} is not defined at x = [{describe_state(x)}]: {cause}")
+
+
+def undefined_batch(name, function, error, params, *arrays):
+    """The error of a failed batch: the error of the first state that fails on its own (names the function and the state)."""
+    if isinstance(error, (np.linalg.LinAlgError, DomainError)):
+        return error
+    batch = arrays[0].shape[:-1]
+    rows = [np.broadcast_to(a, batch + a.shape[-1:]).reshape(-1, a.shape[-1]) for a in arrays]
+    columns = {key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray}
+    for k in range(rows[0].shape[0]):
+        values = {**params, **{key: float(column[k]) for key, column in columns.items()}}
+        try:
+            function(*(r[k] for r in rows), **values)
+        except ValueError as failure:
+            return failure
+    return DomainError(f"{name}: {error} in the batch (at no single state on its own)")
 
 
 def broadcast_batch(x, v):
@@ -119,13 +225,15 @@ CHUNK = 8192
 
 
 def chunked(function, x, u, params):
-    """``function`` over blocks of ``CHUNK`` states of the broadcast batch ``x``, ``u``, reassembled."""
+    """``function`` over blocks of ``CHUNK`` states of the broadcast batch ``x``, ``u`` (and array parameters), reassembled."""
     batch = x.shape[:-1]
     xs = x.reshape(-1, x.shape[-1])
     us = u.reshape(-1, u.shape[-1])
+    arrays = {key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray}
     outs = None
     for s in range(0, xs.shape[0], CHUNK):
-        part = function(xs[s : s + CHUNK], us[s : s + CHUNK], **params)
+        values = {**params, **{key: value[s : s + CHUNK] for key, value in arrays.items()}}
+        part = function(xs[s : s + CHUNK], us[s : s + CHUNK], **values)
         parts = part if isinstance(part, tuple) else (part,)
         if outs is None:
             outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]

@@ -28,11 +28,26 @@ def fric_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ndarray, shape (2,) or (..., 2)
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None:
-        x1, x2, x3, x4 = _values
-        return np.array([beta*x3, beta*x4])
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _out = np.zeros(_x.shape[:-1] + (2,))
-    _out[..., 0] = beta*x3
-    _out[..., 1] = beta*x4
-    return _out
+        try:
+            x1, x2, x3, x4 = _values
+            return np.array([beta*x3, beta*x4])
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("fric_fun", _x, _error) from None
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _out = np.zeros(_x.shape[:-1] + (2,))
+            _out[..., 0] = beta*x3
+            _out[..., 1] = beta*x4
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("fric_fun", fric_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x) from None

@@ -45,199 +45,216 @@ def linearized_model(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     numpy.linalg.LinAlgError
         If M is singular or not positive definite at x.
     ValueError
-        If x or u has the wrong length or is not finite.
+        If x, u or a parameter has the wrong length or is not finite and real,
+        or the model is not defined at x (e.g. the square root of a negative
+        number): the message names the function and the state.
     """
     _x, _values = _runtime.as_state(x, 4)
     _u, _inputs = _runtime.as_vector(u, 2, "u")
-    if _values is not None and _inputs is not None:
-        x1, x2, x3, x4 = _values
-        u1, u2 = _inputs
-        _t0 = l1*l1
-        _t1 = _t0*m1
-        _t2 = math.cos(x1)
-        _t3 = _t2*_t2
-        _t4 = _t0*m2
-        _t5 = math.sin(x1)
-        _t6 = _t5*_t5
-        _t7 = (1/4)*_t1
-        _t8 = _t2*l1
-        _t9 = x1 + x2
-        _t10 = math.cos(_t9)
-        _t11 = l2*m2
-        _t12 = _t10*_t11
-        _t13 = _t5*l1
-        _t14 = math.sin(_t9)
-        _t15 = _t11*_t14
-        _t16 = (l2*l2)*m2
-        _t17 = (1/4)*_t16
-        _t18 = (_t10*_t10)*_t17 + (_t14*_t14)*_t17 + (1/12)*_t16
-        _t19 = (1/2)*l2
-        _t20 = _t10*_t19
-        _t21 = _t20*m2
-        _t22 = _t14*_t19
-        _t23 = _t22*m2
-        _t24 = _t13*_t23 + _t21*_t8
-        _t25 = (1/2)*m1
-        _t26 = _t13*_t21 - _t23*_t8
-        _t27 = _t26*x3
-        _t28 = _t26*x4
-        _t29 = x3*x3
-        _t30 = -_t26
-        _t31 = g*m2
-        _t32 = -_t24
-        _t33 = _t32*x3
-        _t34 = 2*_t28
-        _t35 = _t22*_t31
-        _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-        _M1 = _t18 + _t24
-        _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
-        _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
-        _dM1 = _t12*_t13 - _t15*_t8
-        _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
-        _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
-        _drhs2 = -_t34 - beta
-        _drhs3 = -2*_t27 - _t34
-        _drhs5 = -_t24*_t29 + _t35
-        _drhs6 = -2*_t30*x3
-        _drhs7 = float(-beta)
-        try:
-            if not _M0 > 0.0:
-                raise _NotPositiveDefinite
-            _r0 = 1.0/_M0
-            _l1_0 = _M1*_r0
-            _d1 = _t18 - _M1*_l1_0
-            if not _d1 > 0.0:
-                raise _NotPositiveDefinite
-            _r1 = 1.0/_d1
-        except _NotPositiveDefinite:
-            return _generic(np.array([_M0, _M1, _M1, _t18], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), np.array([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], dtype=float).reshape((2, 2, 2)), np.array([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], dtype=float).reshape((2, 4)), np.array([1.0, 0.0, 0.0, 1.0], dtype=float).reshape((2, 2)), _x)
-        _yq_1 = _rhs1 - _l1_0*_rhs0
-        _zq_1 = _yq_1*_r1
-        _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
-        _y0_1 = _t35 - _l1_0*_drhs0
-        _z0_1 = _y0_1*_r1
-        _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
-        _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
-        _c1_1 = _drhs5 - _t26*_zq_0
-        _y1_1 = _c1_1 - _l1_0*_c1_0
-        _z1_1 = _y1_1*_r1
-        _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
-        _y2_1 = _drhs6 - _l1_0*_drhs2
-        _z2_1 = _y2_1*_r1
-        _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
-        _y3_1 = _drhs7 - _l1_0*_drhs3
-        _z3_1 = _y3_1*_r1
-        _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
-        _yb0_1 = -_l1_0
-        _zb0_1 = _yb0_1*_r1
-        _zb0_0 = _r0 - _l1_0*_zb0_1
-        _zb1_0 = -_l1_0*_r1
-        return (
-            np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, _z0_0, _z1_0, _z2_0, _z3_0, _z0_1, _z1_1, _z2_1, _z3_1]).reshape((4, 4)),
-            np.array([0.0, 0.0, 0.0, 0.0, _zb0_0, _zb1_0, _zb0_1, _r1]).reshape((4, 2)),
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
         )
+    if _values is not None and _inputs is not None:
+        try:
+            x1, x2, x3, x4 = _values
+            u1, u2 = _inputs
+            _t0 = l1*l1
+            _t1 = _t0*m1
+            _t2 = math.cos(x1)
+            _t3 = _t2*_t2
+            _t4 = _t0*m2
+            _t5 = math.sin(x1)
+            _t6 = _t5*_t5
+            _t7 = (1/4)*_t1
+            _t8 = _t2*l1
+            _t9 = x1 + x2
+            _t10 = math.cos(_t9)
+            _t11 = l2*m2
+            _t12 = _t10*_t11
+            _t13 = _t5*l1
+            _t14 = math.sin(_t9)
+            _t15 = _t11*_t14
+            _t16 = (l2*l2)*m2
+            _t17 = (1/4)*_t16
+            _t18 = (_t10*_t10)*_t17 + (_t14*_t14)*_t17 + (1/12)*_t16
+            _t19 = (1/2)*l2
+            _t20 = _t10*_t19
+            _t21 = _t20*m2
+            _t22 = _t14*_t19
+            _t23 = _t22*m2
+            _t24 = _t13*_t23 + _t21*_t8
+            _t25 = (1/2)*m1
+            _t26 = _t13*_t21 - _t23*_t8
+            _t27 = _t26*x3
+            _t28 = _t26*x4
+            _t29 = x3*x3
+            _t30 = -_t26
+            _t31 = g*m2
+            _t32 = -_t24
+            _t33 = _t32*x3
+            _t34 = 2*_t28
+            _t35 = _t22*_t31
+            _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+            _M1 = _t18 + _t24
+            _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
+            _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
+            _dM1 = _t12*_t13 - _t15*_t8
+            _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
+            _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
+            _drhs2 = -_t34 - beta
+            _drhs3 = -2*_t27 - _t34
+            _drhs5 = -_t24*_t29 + _t35
+            _drhs6 = -2*_t30*x3
+            _drhs7 = float(-beta)
+            try:
+                if not _M0 > 0.0:
+                    raise _NotPositiveDefinite
+                _r0 = 1.0/_M0
+                _l1_0 = _M1*_r0
+                _d1 = _t18 - _M1*_l1_0
+                if not _d1 > 0.0:
+                    raise _NotPositiveDefinite
+                _r1 = 1.0/_d1
+            except _NotPositiveDefinite:
+                return _generic(np.array([_M0, _M1, _M1, _t18], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), np.array([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], dtype=float).reshape((2, 2, 2)), np.array([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], dtype=float).reshape((2, 4)), np.array([1.0, 0.0, 0.0, 1.0], dtype=float).reshape((2, 2)), _x)
+            _yq_1 = _rhs1 - _l1_0*_rhs0
+            _zq_1 = _yq_1*_r1
+            _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
+            _y0_1 = _t35 - _l1_0*_drhs0
+            _z0_1 = _y0_1*_r1
+            _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
+            _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
+            _c1_1 = _drhs5 - _t26*_zq_0
+            _y1_1 = _c1_1 - _l1_0*_c1_0
+            _z1_1 = _y1_1*_r1
+            _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
+            _y2_1 = _drhs6 - _l1_0*_drhs2
+            _z2_1 = _y2_1*_r1
+            _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
+            _y3_1 = _drhs7 - _l1_0*_drhs3
+            _z3_1 = _y3_1*_r1
+            _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
+            _yb0_1 = -_l1_0
+            _zb0_1 = _yb0_1*_r1
+            _zb0_0 = _r0 - _l1_0*_zb0_1
+            _zb1_0 = -_l1_0*_r1
+            return (
+                np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, _z0_0, _z1_0, _z2_0, _z3_0, _z0_1, _z1_1, _z2_1, _z3_1]).reshape((4, 4)),
+                np.array([0.0, 0.0, 0.0, 0.0, _zb0_0, _zb1_0, _zb0_1, _r1]).reshape((4, 2)),
+            )
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("linearized_model", _x, _error) from None
     _x, _u = _runtime.broadcast_batch(_x, _u)
     if _x.size > _CHUNK * 4:
         return _chunked(linearized_model, _x, _u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    u1, u2 = np.moveaxis(_u, -1, 0)
-    _t0 = l1**2
-    _t1 = _t0*m1
-    _t2 = np.cos(x1)
-    _t3 = _t2**2
-    _t4 = _t0*m2
-    _t5 = np.sin(x1)
-    _t6 = _t5**2
-    _t7 = (1/4)*_t1
-    _t8 = _t2*l1
-    _t9 = x1 + x2
-    _t10 = np.cos(_t9)
-    _t11 = l2*m2
-    _t12 = _t10*_t11
-    _t13 = _t5*l1
-    _t14 = np.sin(_t9)
-    _t15 = _t11*_t14
-    _t16 = l2**2*m2
-    _t17 = (1/4)*_t16
-    _t18 = _t10**2*_t17 + _t14**2*_t17 + (1/12)*_t16
-    _t19 = (1/2)*l2
-    _t20 = _t10*_t19
-    _t21 = _t20*m2
-    _t22 = _t14*_t19
-    _t23 = _t22*m2
-    _t24 = _t13*_t23 + _t21*_t8
-    _t25 = (1/2)*m1
-    _t26 = _t13*_t21 - _t23*_t8
-    _t27 = _t26*x3
-    _t28 = _t26*x4
-    _t29 = x3**2
-    _t30 = -_t26
-    _t31 = g*m2
-    _t32 = -_t24
-    _t33 = _t32*x3
-    _t34 = 2*_t28
-    _t35 = _t22*_t31
-    _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-    _M1 = _t18 + _t24
-    _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
-    _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
-    _dM1 = _t12*_t13 - _t15*_t8
-    _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
-    _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
-    _drhs2 = -_t34 - beta
-    _drhs3 = -2*_t27 - _t34
-    _drhs5 = -_t24*_t29 + _t35
-    _drhs6 = -2*_t30*x3
-    _drhs7 = -beta
     try:
-        if not np.all(_M0 > 0.0):
-            raise _NotPositiveDefinite
-        _r0 = 1.0/_M0
-        _l1_0 = _M1*_r0
-        _d1 = _t18 - _M1*_l1_0
-        if not np.all(_d1 > 0.0):
-            raise _NotPositiveDefinite
-        _r1 = 1.0/_d1
-    except _NotPositiveDefinite:
-        return _generic(_stack([_M0, _M1, _M1, _t18], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _stack([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], _x.shape[:-1], (2, 2, 2)), _stack([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], _x.shape[:-1], (2, 4)), _stack([1.0, 0.0, 0.0, 1.0], _x.shape[:-1], (2, 2)), _x)
-    _yq_1 = _rhs1 - _l1_0*_rhs0
-    _zq_1 = _yq_1*_r1
-    _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
-    _y0_1 = _t35 - _l1_0*_drhs0
-    _z0_1 = _y0_1*_r1
-    _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
-    _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
-    _c1_1 = _drhs5 - _t26*_zq_0
-    _y1_1 = _c1_1 - _l1_0*_c1_0
-    _z1_1 = _y1_1*_r1
-    _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
-    _y2_1 = _drhs6 - _l1_0*_drhs2
-    _z2_1 = _y2_1*_r1
-    _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
-    _y3_1 = _drhs7 - _l1_0*_drhs3
-    _z3_1 = _y3_1*_r1
-    _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
-    _yb0_1 = -_l1_0
-    _zb0_1 = _yb0_1*_r1
-    _zb0_0 = _r0 - _l1_0*_zb0_1
-    _zb1_0 = -_l1_0*_r1
-    _batch = _x.shape[:-1]
-    _A = np.zeros(_batch + (4, 4))
-    _A[..., :2, 2:] = np.eye(2)
-    _A[..., 2, 0] = _z0_0
-    _A[..., 2, 1] = _z1_0
-    _A[..., 2, 2] = _z2_0
-    _A[..., 2, 3] = _z3_0
-    _A[..., 3, 0] = _z0_1
-    _A[..., 3, 1] = _z1_1
-    _A[..., 3, 2] = _z2_1
-    _A[..., 3, 3] = _z3_1
-    _B = np.zeros(_batch + (4, 2))
-    _B[..., 2, 0] = _zb0_0
-    _B[..., 2, 1] = _zb1_0
-    _B[..., 3, 0] = _zb0_1
-    _B[..., 3, 1] = _r1
-    return _A, _B
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            u1, u2 = np.moveaxis(_u, -1, 0)
+            _t0 = l1**2
+            _t1 = _t0*m1
+            _t2 = np.cos(x1)
+            _t3 = _t2**2
+            _t4 = _t0*m2
+            _t5 = np.sin(x1)
+            _t6 = _t5**2
+            _t7 = (1/4)*_t1
+            _t8 = _t2*l1
+            _t9 = x1 + x2
+            _t10 = np.cos(_t9)
+            _t11 = l2*m2
+            _t12 = _t10*_t11
+            _t13 = _t5*l1
+            _t14 = np.sin(_t9)
+            _t15 = _t11*_t14
+            _t16 = l2**2*m2
+            _t17 = (1/4)*_t16
+            _t18 = _t10**2*_t17 + _t14**2*_t17 + (1/12)*_t16
+            _t19 = (1/2)*l2
+            _t20 = _t10*_t19
+            _t21 = _t20*m2
+            _t22 = _t14*_t19
+            _t23 = _t22*m2
+            _t24 = _t13*_t23 + _t21*_t8
+            _t25 = (1/2)*m1
+            _t26 = _t13*_t21 - _t23*_t8
+            _t27 = _t26*x3
+            _t28 = _t26*x4
+            _t29 = x3**2
+            _t30 = -_t26
+            _t31 = g*m2
+            _t32 = -_t24
+            _t33 = _t32*x3
+            _t34 = 2*_t28
+            _t35 = _t22*_t31
+            _M0 = (1/12)*_t1 + _t12*_t8 + _t13*_t15 + _t18 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+            _M1 = _t18 + _t24
+            _rhs0 = -_t27*x4 - beta*x3 - g*(_t25*_t8 + m2*(_t20 + _t8)) + u1 - x4*(_t27 + _t28)
+            _rhs1 = -_t20*_t31 - _t29*_t30 - beta*x4 + u2
+            _dM1 = _t12*_t13 - _t15*_t8
+            _drhs0 = -g*(-_t13*_t25 + m2*(-_t13 - _t22))
+            _drhs1 = (1/2)*_t14*g*l2*m2 - _t33*x4 - x4*(_t32*x4 + _t33)
+            _drhs2 = -_t34 - beta
+            _drhs3 = -2*_t27 - _t34
+            _drhs5 = -_t24*_t29 + _t35
+            _drhs6 = -2*_t30*x3
+            _drhs7 = -beta
+            try:
+                if not np.all(_M0 > 0.0):
+                    raise _NotPositiveDefinite
+                _r0 = 1.0/_M0
+                _l1_0 = _M1*_r0
+                _d1 = _t18 - _M1*_l1_0
+                if not np.all(_d1 > 0.0):
+                    raise _NotPositiveDefinite
+                _r1 = 1.0/_d1
+            except _NotPositiveDefinite:
+                return _generic(_stack([_M0, _M1, _M1, _t18], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _stack([0.0, _dM1, 0.0, _t26, 0.0, _t26, 0.0, 0.0], _x.shape[:-1], (2, 2, 2)), _stack([_drhs0, _drhs1, _drhs2, _drhs3, _t35, _drhs5, _drhs6, _drhs7], _x.shape[:-1], (2, 4)), _stack([1.0, 0.0, 0.0, 1.0], _x.shape[:-1], (2, 2)), _x)
+            _yq_1 = _rhs1 - _l1_0*_rhs0
+            _zq_1 = _yq_1*_r1
+            _zq_0 = _rhs0*_r0 - _l1_0*_zq_1
+            _y0_1 = _t35 - _l1_0*_drhs0
+            _z0_1 = _y0_1*_r1
+            _z0_0 = _drhs0*_r0 - _l1_0*_z0_1
+            _c1_0 = _drhs1 - _dM1*_zq_0 - _t26*_zq_1
+            _c1_1 = _drhs5 - _t26*_zq_0
+            _y1_1 = _c1_1 - _l1_0*_c1_0
+            _z1_1 = _y1_1*_r1
+            _z1_0 = _c1_0*_r0 - _l1_0*_z1_1
+            _y2_1 = _drhs6 - _l1_0*_drhs2
+            _z2_1 = _y2_1*_r1
+            _z2_0 = _drhs2*_r0 - _l1_0*_z2_1
+            _y3_1 = _drhs7 - _l1_0*_drhs3
+            _z3_1 = _y3_1*_r1
+            _z3_0 = _drhs3*_r0 - _l1_0*_z3_1
+            _yb0_1 = -_l1_0
+            _zb0_1 = _yb0_1*_r1
+            _zb0_0 = _r0 - _l1_0*_zb0_1
+            _zb1_0 = -_l1_0*_r1
+            _batch = _x.shape[:-1]
+            _A = np.zeros(_batch + (4, 4))
+            _A[..., :2, 2:] = np.eye(2)
+            _A[..., 2, 0] = _z0_0
+            _A[..., 2, 1] = _z1_0
+            _A[..., 2, 2] = _z2_0
+            _A[..., 2, 3] = _z3_0
+            _A[..., 3, 0] = _z0_1
+            _A[..., 3, 1] = _z1_1
+            _A[..., 3, 2] = _z2_1
+            _A[..., 3, 3] = _z3_1
+            _B = np.zeros(_batch + (4, 2))
+            _B[..., 2, 0] = _zb0_0
+            _B[..., 2, 1] = _zb1_0
+            _B[..., 3, 0] = _zb0_1
+            _B[..., 3, 1] = _r1
+            return _A, _B
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("linearized_model", linearized_model, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x, _u) from None
 
 
 def _generic(M, rhs, dM, drhs, B_u, x):

@@ -28,15 +28,30 @@ def phi_fun(x, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ndarray, shape (2,) or (..., 2)
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None:
-        x1, x2, x3, x4 = _values
-        _t0 = l1*math.cos(x1)
-        _t1 = (1/2)*l2*math.cos(x1 + x2)
-        return np.array([g*((1/2)*_t0*m1 + m2*(_t0 + _t1)), _t1*g*m2])
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _t0 = l1*np.cos(x1)
-    _t1 = (1/2)*l2*np.cos(x1 + x2)
-    _out = np.zeros(_x.shape[:-1] + (2,))
-    _out[..., 0] = g*((1/2)*_t0*m1 + m2*(_t0 + _t1))
-    _out[..., 1] = _t1*g*m2
-    return _out
+        try:
+            x1, x2, x3, x4 = _values
+            _t0 = l1*math.cos(x1)
+            _t1 = (1/2)*l2*math.cos(x1 + x2)
+            return np.array([g*((1/2)*_t0*m1 + m2*(_t0 + _t1)), _t1*g*m2])
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("phi_fun", _x, _error) from None
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _t0 = l1*np.cos(x1)
+            _t1 = (1/2)*l2*np.cos(x1 + x2)
+            _out = np.zeros(_x.shape[:-1] + (2,))
+            _out[..., 0] = g*((1/2)*_t0*m1 + m2*(_t0 + _t1))
+            _out[..., 1] = _t1*g*m2
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("phi_fun", phi_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x) from None

@@ -41,107 +41,124 @@ def qddot_fun(x, u, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     numpy.linalg.LinAlgError
         If M is singular or not positive definite at x.
     ValueError
-        If x or u has the wrong length or is not finite.
+        If x, u or a parameter has the wrong length or is not finite and real,
+        or the model is not defined at x (e.g. the square root of a negative
+        number): the message names the function and the state.
     """
     _x, _values = _runtime.as_state(x, 4)
     _u, _inputs = _runtime.as_vector(u, 2, "u")
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     if _values is not None and _inputs is not None:
-        x1, x2, x3, x4 = _values
-        u1, u2 = _inputs
-        _t0 = l1*l1
-        _t1 = _t0*m1
-        _t2 = math.cos(x1)
-        _t3 = _t2*_t2
-        _t4 = _t0*m2
-        _t5 = math.sin(x1)
-        _t6 = _t5*_t5
-        _t7 = (1/4)*_t1
-        _t8 = x1 + x2
-        _t9 = math.cos(_t8)
-        _t10 = _t9*l2
-        _t11 = _t2*l1
-        _t12 = _t11*m2
-        _t13 = _t5*l1*m2
-        _t14 = math.sin(_t8)
-        _t15 = _t14*l2
-        _t16 = _t13*_t15
-        _t17 = (l2*l2)*m2
-        _t18 = (1/4)*_t17
-        _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
-        _t20 = (1/2)*_t10
-        _t21 = (1/2)*_t11
-        _t22 = _t13*_t20 - _t15*_t21*m2
-        _t23 = _t22*x3
-        _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-        _M1 = _t12*_t20 + (1/2)*_t16 + _t19
-        _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
-        _rhs1 = -_t20*g*m2 + _t22*(x3*x3) - beta*x4 + u2
         try:
-            if not _M0 > 0.0:
-                raise _NotPositiveDefinite
-            _r0 = 1.0/_M0
-            _l1_0 = _M1*_r0
-            _d1 = _t19 - _M1*_l1_0
-            if not _d1 > 0.0:
-                raise _NotPositiveDefinite
-            _r1 = 1.0/_d1
-        except _NotPositiveDefinite:
-            return _generic(np.array([_M0, _M1, _M1, _t19], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), _x)
-        _y_1 = _rhs1 - _l1_0*_rhs0
-        _z_1 = _y_1*_r1
-        _z_0 = _rhs0*_r0 - _l1_0*_z_1
-        return np.array([_z_0, _z_1])
+            x1, x2, x3, x4 = _values
+            u1, u2 = _inputs
+            _t0 = l1*l1
+            _t1 = _t0*m1
+            _t2 = math.cos(x1)
+            _t3 = _t2*_t2
+            _t4 = _t0*m2
+            _t5 = math.sin(x1)
+            _t6 = _t5*_t5
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = math.cos(_t8)
+            _t10 = _t9*l2
+            _t11 = _t2*l1
+            _t12 = _t11*m2
+            _t13 = _t5*l1*m2
+            _t14 = math.sin(_t8)
+            _t15 = _t14*l2
+            _t16 = _t13*_t15
+            _t17 = (l2*l2)*m2
+            _t18 = (1/4)*_t17
+            _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
+            _t20 = (1/2)*_t10
+            _t21 = (1/2)*_t11
+            _t22 = _t13*_t20 - _t15*_t21*m2
+            _t23 = _t22*x3
+            _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+            _M1 = _t12*_t20 + (1/2)*_t16 + _t19
+            _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
+            _rhs1 = -_t20*g*m2 + _t22*(x3*x3) - beta*x4 + u2
+            try:
+                if not _M0 > 0.0:
+                    raise _NotPositiveDefinite
+                _r0 = 1.0/_M0
+                _l1_0 = _M1*_r0
+                _d1 = _t19 - _M1*_l1_0
+                if not _d1 > 0.0:
+                    raise _NotPositiveDefinite
+                _r1 = 1.0/_d1
+            except _NotPositiveDefinite:
+                return _generic(np.array([_M0, _M1, _M1, _t19], dtype=float).reshape((2, 2)), np.array([_rhs0, _rhs1], dtype=float).reshape((2,)), _x)
+            _y_1 = _rhs1 - _l1_0*_rhs0
+            _z_1 = _y_1*_r1
+            _z_0 = _rhs0*_r0 - _l1_0*_z_1
+            return np.array([_z_0, _z_1])
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("qddot_fun", _x, _error) from None
     _x, _u = _runtime.broadcast_batch(_x, _u)
     if _x.size > _CHUNK * 4:
         return _chunked(qddot_fun, _x, _u, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta})
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    u1, u2 = np.moveaxis(_u, -1, 0)
-    _t0 = l1**2
-    _t1 = _t0*m1
-    _t2 = np.cos(x1)
-    _t3 = _t2**2
-    _t4 = _t0*m2
-    _t5 = np.sin(x1)
-    _t6 = _t5**2
-    _t7 = (1/4)*_t1
-    _t8 = x1 + x2
-    _t9 = np.cos(_t8)
-    _t10 = _t9*l2
-    _t11 = _t2*l1
-    _t12 = _t11*m2
-    _t13 = _t5*l1*m2
-    _t14 = np.sin(_t8)
-    _t15 = _t14*l2
-    _t16 = _t13*_t15
-    _t17 = l2**2*m2
-    _t18 = (1/4)*_t17
-    _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
-    _t20 = (1/2)*_t10
-    _t21 = (1/2)*_t11
-    _t22 = _t13*_t20 - _t15*_t21*m2
-    _t23 = _t22*x3
-    _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
-    _M1 = _t12*_t20 + (1/2)*_t16 + _t19
-    _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
-    _rhs1 = -_t20*g*m2 + _t22*x3**2 - beta*x4 + u2
     try:
-        if not np.all(_M0 > 0.0):
-            raise _NotPositiveDefinite
-        _r0 = 1.0/_M0
-        _l1_0 = _M1*_r0
-        _d1 = _t19 - _M1*_l1_0
-        if not np.all(_d1 > 0.0):
-            raise _NotPositiveDefinite
-        _r1 = 1.0/_d1
-    except _NotPositiveDefinite:
-        return _generic(_stack([_M0, _M1, _M1, _t19], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _x)
-    _y_1 = _rhs1 - _l1_0*_rhs0
-    _z_1 = _y_1*_r1
-    _z_0 = _rhs0*_r0 - _l1_0*_z_1
-    _out = np.empty(_x.shape[:-1] + (2,))
-    _out[..., 0] = _z_0
-    _out[..., 1] = _z_1
-    return _out
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            u1, u2 = np.moveaxis(_u, -1, 0)
+            _t0 = l1**2
+            _t1 = _t0*m1
+            _t2 = np.cos(x1)
+            _t3 = _t2**2
+            _t4 = _t0*m2
+            _t5 = np.sin(x1)
+            _t6 = _t5**2
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = np.cos(_t8)
+            _t10 = _t9*l2
+            _t11 = _t2*l1
+            _t12 = _t11*m2
+            _t13 = _t5*l1*m2
+            _t14 = np.sin(_t8)
+            _t15 = _t14*l2
+            _t16 = _t13*_t15
+            _t17 = l2**2*m2
+            _t18 = (1/4)*_t17
+            _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
+            _t20 = (1/2)*_t10
+            _t21 = (1/2)*_t11
+            _t22 = _t13*_t20 - _t15*_t21*m2
+            _t23 = _t22*x3
+            _M0 = (1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7
+            _M1 = _t12*_t20 + (1/2)*_t16 + _t19
+            _rhs0 = -_t23*x4 - beta*x3 - g*(_t21*m1 + m2*(_t11 + _t20)) + u1 - x4*(_t22*x4 + _t23)
+            _rhs1 = -_t20*g*m2 + _t22*x3**2 - beta*x4 + u2
+            try:
+                if not np.all(_M0 > 0.0):
+                    raise _NotPositiveDefinite
+                _r0 = 1.0/_M0
+                _l1_0 = _M1*_r0
+                _d1 = _t19 - _M1*_l1_0
+                if not np.all(_d1 > 0.0):
+                    raise _NotPositiveDefinite
+                _r1 = 1.0/_d1
+            except _NotPositiveDefinite:
+                return _generic(_stack([_M0, _M1, _M1, _t19], _x.shape[:-1], (2, 2)), _stack([_rhs0, _rhs1], _x.shape[:-1], (2,)), _x)
+            _y_1 = _rhs1 - _l1_0*_rhs0
+            _z_1 = _y_1*_r1
+            _z_0 = _rhs0*_r0 - _l1_0*_z_1
+            _out = np.empty(_x.shape[:-1] + (2,))
+            _out[..., 0] = _z_0
+            _out[..., 1] = _z_1
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("qddot_fun", qddot_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x, _u) from None
 
 
 def _generic(M, rhs, x):

@@ -30,65 +30,80 @@ def tau_fun(x, qddot, *, m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0):
     ndarray, shape (2,) or (..., 2)
     """
     _x, _values = _runtime.as_state(x, 4)
+    try:
+        _p = m1 + m2 + l1 + l2 + g + beta
+    except TypeError:
+        _p = None
+    if _p.__class__ is not float or _p - _p != 0.0:
+        m1, m2, l1, l2, g, beta, _x, _values = _runtime.parameters(
+            ("m1", "m2", "l1", "l2", "g", "beta"), (m1, m2, l1, l2, g, beta), _x, _values
+        )
     _extra, _extra_values = _runtime.as_vector(qddot, 2, "qddot")
     if _values is not None and _extra_values is not None:
-        x1, x2, x3, x4 = _values
-        _qddot0, _qddot1 = _extra_values
-        _t0 = l1*l1
-        _t1 = _t0*m1
-        _t2 = math.cos(x1)
-        _t3 = _t2*_t2
-        _t4 = _t0*m2
-        _t5 = math.sin(x1)
-        _t6 = _t5*_t5
-        _t7 = (1/4)*_t1
-        _t8 = x1 + x2
-        _t9 = math.cos(_t8)
-        _t10 = _t9*l2
-        _t11 = _t2*l1
-        _t12 = _t11*m2
-        _t13 = _t5*l1*m2
-        _t14 = math.sin(_t8)
-        _t15 = _t14*l2
-        _t16 = _t13*_t15
-        _t17 = (l2*l2)*m2
-        _t18 = (1/4)*_t17
-        _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
-        _t20 = (1/2)*_t10
-        _t21 = _t12*_t20 + (1/2)*_t16 + _t19
-        _t22 = (1/2)*_t11
-        _t23 = _t13*_t20 - _t15*_t22*m2
-        _t24 = _t23*x3
-        return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*(x3*x3) + beta*x4])
+        try:
+            x1, x2, x3, x4 = _values
+            _qddot0, _qddot1 = _extra_values
+            _t0 = l1*l1
+            _t1 = _t0*m1
+            _t2 = math.cos(x1)
+            _t3 = _t2*_t2
+            _t4 = _t0*m2
+            _t5 = math.sin(x1)
+            _t6 = _t5*_t5
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = math.cos(_t8)
+            _t10 = _t9*l2
+            _t11 = _t2*l1
+            _t12 = _t11*m2
+            _t13 = _t5*l1*m2
+            _t14 = math.sin(_t8)
+            _t15 = _t14*l2
+            _t16 = _t13*_t15
+            _t17 = (l2*l2)*m2
+            _t18 = (1/4)*_t17
+            _t19 = (_t14*_t14)*_t18 + (1/12)*_t17 + _t18*(_t9*_t9)
+            _t20 = (1/2)*_t10
+            _t21 = _t12*_t20 + (1/2)*_t16 + _t19
+            _t22 = (1/2)*_t11
+            _t23 = _t13*_t20 - _t15*_t22*m2
+            _t24 = _t23*x3
+            return np.array([_qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24), _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*(x3*x3) + beta*x4])
+        except (ValueError, ArithmeticError) as _error:
+            raise _runtime.undefined("tau_fun", _x, _error) from None
     _x, _extra = _runtime.broadcast_batch(_x, _extra)
-    x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
-    _qddot0, _qddot1 = np.moveaxis(_extra, -1, 0)
-    _t0 = l1**2
-    _t1 = _t0*m1
-    _t2 = np.cos(x1)
-    _t3 = _t2**2
-    _t4 = _t0*m2
-    _t5 = np.sin(x1)
-    _t6 = _t5**2
-    _t7 = (1/4)*_t1
-    _t8 = x1 + x2
-    _t9 = np.cos(_t8)
-    _t10 = _t9*l2
-    _t11 = _t2*l1
-    _t12 = _t11*m2
-    _t13 = _t5*l1*m2
-    _t14 = np.sin(_t8)
-    _t15 = _t14*l2
-    _t16 = _t13*_t15
-    _t17 = l2**2*m2
-    _t18 = (1/4)*_t17
-    _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
-    _t20 = (1/2)*_t10
-    _t21 = _t12*_t20 + (1/2)*_t16 + _t19
-    _t22 = (1/2)*_t11
-    _t23 = _t13*_t20 - _t15*_t22*m2
-    _t24 = _t23*x3
-    _out = np.zeros(_x.shape[:-1] + (2,))
-    _out[..., 0] = _qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24)
-    _out[..., 1] = _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*x3**2 + beta*x4
-    return _out
+    try:
+        with np.errstate(divide="raise", over="raise", invalid="raise"):
+            x1, x2, x3, x4 = np.moveaxis(_x, -1, 0).copy()
+            _qddot0, _qddot1 = np.moveaxis(_extra, -1, 0)
+            _t0 = l1**2
+            _t1 = _t0*m1
+            _t2 = np.cos(x1)
+            _t3 = _t2**2
+            _t4 = _t0*m2
+            _t5 = np.sin(x1)
+            _t6 = _t5**2
+            _t7 = (1/4)*_t1
+            _t8 = x1 + x2
+            _t9 = np.cos(_t8)
+            _t10 = _t9*l2
+            _t11 = _t2*l1
+            _t12 = _t11*m2
+            _t13 = _t5*l1*m2
+            _t14 = np.sin(_t8)
+            _t15 = _t14*l2
+            _t16 = _t13*_t15
+            _t17 = l2**2*m2
+            _t18 = (1/4)*_t17
+            _t19 = _t14**2*_t18 + (1/12)*_t17 + _t18*_t9**2
+            _t20 = (1/2)*_t10
+            _t21 = _t12*_t20 + (1/2)*_t16 + _t19
+            _t22 = (1/2)*_t11
+            _t23 = _t13*_t20 - _t15*_t22*m2
+            _t24 = _t23*x3
+            _out = np.zeros(_x.shape[:-1] + (2,))
+            _out[..., 0] = _qddot0*((1/12)*_t1 + _t10*_t12 + _t16 + _t19 + _t3*_t4 + _t3*_t7 + _t4*_t6 + _t6*_t7) + _qddot1*_t21 + _t24*x4 + beta*x3 + g*(_t22*m1 + m2*(_t11 + _t20)) + x4*(_t23*x4 + _t24)
+            _out[..., 1] = _qddot0*_t21 + _qddot1*_t19 + _t20*g*m2 - _t23*x3**2 + beta*x4
+            return _out
+    except (ValueError, ArithmeticError) as _error:
+        raise _runtime.undefined_batch("tau_fun", tau_fun, _error, {"m1": m1, "m2": m2, "l1": l1, "l2": l2, "g": g, "beta": beta}, _x, _extra) from None

@@ -28,6 +28,8 @@ from .errors import (  # noqa: E402
 )
 from .generate import generate, sym_lagrangian_solver  # noqa: E402
 from .model import Model, load_example, load_python, load_toml, model_from_strings, model_from_sympy  # noqa: E402
+from .urdf import load_urdf  # noqa: E402
+from .symbolic import Symbolic, symbolic  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -37,8 +39,11 @@ __all__ = [
     "load_example",
     "load_python",
     "load_toml",
+    "load_urdf",
     "model_from_strings",
     "model_from_sympy",
+    "symbolic",
+    "Symbolic",
     "SlsError",
     "ExpressionError",
     "ModelError",

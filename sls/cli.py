@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import errno
 import math
+import os
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -20,6 +20,8 @@ from .backends import TARGETS
 from .errors import SlsError, UsageError, one_line
 from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
+from .urdf import load_urdf
+from .progress import Progress
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
@@ -58,13 +60,24 @@ class _Group(click.Group):
         except click.UsageError as error:
             _usage(error)
         except KeyboardInterrupt:
-            click.echo("error: interrupted (the output folder holds the old or the new package, never a mix)", err=True)
+            if ctx.invoked_subcommand == "generate":
+                click.echo("error: interrupted (the output folder holds the old package, the new one, or one that "
+                           "refuses to import until you run sls generate again; never a mix)", err=True)
+            else:
+                click.echo("error: interrupted", err=True)
             sys.exit(130)
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise  # click silences a closed stdout (sls examples | head)
             where = f"{error.filename}: " if error.filename else ""
             click.echo(f"error: {where}{error.strerror or error}", err=True)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as error:  # a failure sls did not foresee: still one line, the traceback on request
+            if os.environ.get("SLS_TRACEBACK"):
+                raise
+            click.echo(f"error: {type(error).__name__}: {one_line(str(error))} (set SLS_TRACEBACK=1 to see where)", err=True)
             sys.exit(1)
 
 
@@ -166,38 +179,13 @@ def _load_named(model: str):
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
+    if path.suffix == ".urdf":
+        return load_urdf(path)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
-        raise UsageError(f"{model}: model files must end in .toml or .py")
+        raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
     return load_example(model)
-
-
-class _Progress:
-    """A ``click.progressbar`` on stderr that appears only once a generation has run for a second."""
-
-    DELAY = 1.0
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total, self.label = total, label
-        self.done = 0
-        self.start = time.perf_counter()
-        self.bar = None
-
-    def step(self, name: str) -> None:
-        self.done += 1
-        if self.bar is None and time.perf_counter() - self.start > self.DELAY and self.done < self.total:
-            self.bar = click.progressbar(
-                length=self.total, label=self.label, file=sys.stderr, item_show_func=lambda item: item
-            )
-            self.bar.__enter__()
-            self.bar.update(self.done - 1)
-        if self.bar is not None:
-            self.bar.update(1, current_item=name)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
 
 
 @main.command("generate")
@@ -219,23 +207,21 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, s
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
-    executed as your own code) or a bundled example's name (see `sls
-    examples`); without MODEL and without inline flags the bundled two-link
-    arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
+    executed as your own code), a robot description (NAME.urdf: revolute,
+    continuous, prismatic and fixed joints, gravity g along -z) or a bundled
+    example's name (see `sls examples`); without MODEL and without inline
+    flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
     loaded = load_model(model, T, V, fric, x, params, inputs, forces, links)
-    for name in loaded.unused_params:
-        click.echo(f"warning: parameter '{name}' is not used by the model", err=True)
-    if not quiet and sys.stderr.isatty():
-        progress = _Progress(progress_steps(target), f"generating {loaded.name}")
-        try:
-            report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
-        finally:
-            progress.close()
-    else:
+    for warning in loaded.warnings():
+        click.echo(f"warning: {warning}", err=True)
+    if quiet:
         report = generate(loaded, out, simplify=simplify, target=target)
+    else:
+        with Progress(progress_steps(target), f"generating {loaded.name}") as progress:
+            report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import click
 import numpy as np
 
 from .errors import ControlError, ExpressionError, OutputError, UsageError
-from .write import replacing
+from .progress import Progress
+from .write import check_output_file, replacing
 
 __all__ = ["parse_vector", "parse_weight", "register"]
 
@@ -186,6 +186,8 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     """
     from .control import equilibrium_input, load_package, lqr
 
+    if save:
+        check_output_file(save, "--save")
     pkg = load_package(package_dir)
     values = _params(params)
     x = parse_vector(x_eq, 2 * pkg.N_DOF, "--x-eq", pkg.STATE)
@@ -216,7 +218,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
             with replacing(save) as temporary:
                 temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise OutputError(f"{save}: cannot write the design: {exc}") from None
+            raise OutputError(f"{save}: cannot write the design: {exc.strerror or exc}") from None
         click.echo(f"wrote the design to {save}")
 
 
@@ -250,6 +252,9 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
         from .plot import require_matplotlib
 
         require_matplotlib()
+        check_output_file(plot, "--plot")
+    if csv:
+        check_output_file(csv, "--csv")
     if not (math.isfinite(t_end) and math.isfinite(t_start) and t_end > t_start):
         raise UsageError(f"--t-end {t_end:g}: must be a finite time after --t-start {t_start:g}")
     if not (rtol > 0 and atol > 0):
@@ -264,20 +269,16 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
             click.echo(f"warning: {warning}", err=True)
     t_eval = np.linspace(t_start, t_end, points)
     kwargs = dict(params=values, t_eval=t_eval, rtol=rtol, atol=atol)
-    if not quiet and sys.stderr.isatty():
+    if quiet:
+        result = simulate(pkg, x, (t_start, t_end), controller, **kwargs)
+    else:
         span = t_end - t_start
-        with click.progressbar(length=1000, label="simulating", file=sys.stderr) as bar:
-            done = [0]
+        with Progress(1000, "simulating") as bar:
 
             def progress(t):
-                step = int(1000 * (t - t_start) / span) - done[0]
-                if step > 0:
-                    bar.update(step)
-                    done[0] += step
+                bar.update(int(1000 * (t - t_start) / span), f"t = {t:.4g} s")
 
             result = simulate(pkg, x, (t_start, t_end), controller, progress=progress, **kwargs)
-    else:
-        result = simulate(pkg, x, (t_start, t_end), controller, **kwargs)
     if not result.success:
         raise ControlError(f"the integration stopped at t = {result.t[-1]:.6g}: {result.message}")
     if plot:
@@ -292,7 +293,7 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
             with replacing(csv) as temporary:
                 np.savetxt(temporary, table, delimiter=",", header=",".join(header), comments="", fmt="%.10g")
         except OSError as exc:
-            raise OutputError(f"{csv}: cannot write the samples: {exc}") from None
+            raise OutputError(f"{csv}: cannot write the samples: {exc.strerror or exc}") from None
     if quiet:
         return
     click.echo(f"t = {result.t[-1]:.6g}: x = [{_labelled(pkg.STATE, result.y[:, -1])}]")

@@ -9,13 +9,19 @@ of parameter values passed as keyword arguments to the generated functions
   (``q̈ = 0``), least squares for underactuated systems.
 * :func:`lqr` — the infinite-horizon LQR gain for ``u = u_eq − K (x − x_eq)``
   on the linearization at an equilibrium, with equilibrium and
-  stabilizability checks.
+  stabilizability checks; :func:`dlqr` the same for the zero-order-hold
+  discretization with sample time ``dt``.
 * :func:`discretize` — exact zero-order-hold discretization of ``(A, B)``.
+* :func:`ctrb`, :func:`controllability_rank` — the controllability matrix and its rank.
+* :func:`state_space` — the linearization as a python-control ``StateSpace``
+  (needs python-control: ``pip install "sls[control]"``).
 * :func:`simulate` — the nonlinear model, open or closed loop, with
   :func:`scipy.integrate.solve_ivp`; the result carries the energy.
 
 Mistakes end in :class:`sls.errors.ControlError` (a ``ValueError``) with a
-one-line message.
+one-line message, also when a generated function fails (a mass matrix that is
+singular for the given parameters, a state where the model is not defined):
+the message names the function, the state and the cause.
 """
 
 from __future__ import annotations
@@ -32,16 +38,20 @@ import numpy as np
 import scipy.linalg
 from scipy.integrate import solve_ivp
 
-from .errors import ControlError
+from .errors import ControlError, MissingDependencyError
 
 __all__ = [
     "LQRResult",
+    "controllability_rank",
+    "ctrb",
     "discretize",
+    "dlqr",
     "equilibrium_input",
     "load_package",
     "lqr",
     "settling_time",
     "simulate",
+    "state_space",
     "weight_matrix",
 ]
 
@@ -109,12 +119,18 @@ def _params(module: ModuleType, params: dict | None) -> dict:
 
 
 def _vector(value: object, size: int, what: str, names: tuple = ()) -> np.ndarray:
+    """A flat vector of ``size`` finite numbers; a column ``(size, 1)`` or row ``(1, size)`` is flattened."""
     try:
-        array = np.asarray(value, dtype=float)
+        array = np.asarray(value)
+        if np.iscomplexobj(array):
+            raise TypeError("complex")
+        array = array.astype(float)
     except (TypeError, ValueError):
-        raise ControlError(f"{what} must be a vector of {size} numbers, got {value!r}") from None
+        raise ControlError(f"{what} must be a vector of {size} real numbers, got {value!r}") from None
     if array.ndim == 0 and size == 1:
         array = array.reshape(1)
+    if array.shape in ((size, 1), (1, size)):
+        array = array.reshape(size)
     if array.shape != (size,):
         listing = f" [{', '.join(names)}]" if names else ""
         raise ControlError(f"{what} must have length {size}{listing}, got shape {array.shape}")
@@ -129,6 +145,29 @@ def _state(module: ModuleType, x: object, what: str) -> np.ndarray:
 
 def _input(module: ModuleType, u: object, what: str) -> np.ndarray:
     return _vector(u, module.N_INPUTS, what, tuple(getattr(module, "INPUTS", ())))
+
+
+def _call(module: ModuleType, name: str, x: np.ndarray, *args, params: dict):
+    """``module.name(x, *args, **params)``; a failure becomes a :class:`ControlError` naming the state and the cause."""
+    try:
+        return getattr(module, name)(x, *args, **params)
+    except (ValueError, ArithmeticError, TypeError) as exc:  # LinAlgError and the domain errors are ValueErrors
+        cause = str(exc) or type(exc).__name__
+        if "x = [" not in cause:
+            cause += f" at x = [{_labelled(module, x)}]"
+        given = ", ".join(f"{key}={value:g}" for key, value in params.items())
+        if cause.startswith(f"{name} "):  # the generated code named itself (a domain error)
+            text = cause + (f" (with {given})" if given else "")
+        else:
+            text = f"{name}{' with ' + given if given else ''}: {cause}"
+        if isinstance(exc, np.linalg.LinAlgError) and params:
+            text += "; a mass, inertia or length of zero or below makes M singular: check the parameters"
+        raise ControlError(text) from None
+
+
+def _labelled(module: ModuleType, x: np.ndarray) -> str:
+    names = tuple(getattr(module, "STATE", ())) or tuple(f"x{i + 1}" for i in range(len(x)))
+    return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, np.asarray(x, dtype=float).reshape(-1)))
 
 
 def _fmt(array: np.ndarray) -> str:
@@ -167,12 +206,12 @@ def equilibrium_input(pkg, x, *, params: dict | None = None, tol: float = 1e-8) 
     params = _params(module, params)
     x = _state(module, x, "x")
     n = module.N_DOF
-    needed = np.asarray(module.tau_fun(x, np.zeros(n), **params), dtype=float)
-    B_u = np.asarray(module.input_matrix_fun(x, **params), dtype=float).reshape(n, module.N_INPUTS)
+    needed = np.asarray(_call(module, "tau_fun", x, np.zeros(n), params=params), dtype=float)
+    B_u = np.asarray(_call(module, "input_matrix_fun", x, params=params), dtype=float).reshape(n, module.N_INPUTS)
     u, *_ = np.linalg.lstsq(B_u, needed, rcond=None)
-    qddot = np.asarray(module.qddot_fun(x, u, **params), dtype=float)
+    qddot = np.asarray(_call(module, "qddot_fun", x, u, params=params), dtype=float)
     residual = float(np.linalg.norm(qddot))
-    scale = max(1.0, float(np.linalg.norm(module.qddot_fun(x, np.zeros(module.N_INPUTS), **params))))
+    scale = max(1.0, float(np.linalg.norm(_call(module, "qddot_fun", x, np.zeros(module.N_INPUTS), params=params))))
     if not residual <= tol * scale:
         raise ControlError(
             f"no input holds x = {_fmt(x)} at rest: the best u = {_fmt(u)} leaves qddot = {_fmt(qddot)} "
@@ -245,6 +284,7 @@ class LQRResult:
     u_eq: np.ndarray  #: (m,) equilibrium input
     Q: np.ndarray = field(repr=False)  #: (2n, 2n) state weight
     R: np.ndarray = field(repr=False)  #: (m, m) input weight
+    dt: float | None = None  #: sample time of a :func:`dlqr` design (``A``, ``B`` are then the discrete ones); None: continuous
 
     @property
     def E(self) -> np.ndarray:
@@ -260,14 +300,14 @@ class LQRResult:
     controller = __call__
 
 
-def _uncontrollable_unstable(A: np.ndarray, B: np.ndarray, tol: float = 1e-9) -> list[complex]:
-    """Eigenvalues of A with Re ≥ 0 that fail the PBH rank test (with multiplicity)."""
+def _uncontrollable_unstable(A: np.ndarray, B: np.ndarray, tol: float = 1e-9, *, discrete: bool = False) -> list[complex]:
+    """Eigenvalues of A with Re ≥ 0 (``discrete``: |z| ≥ 1) that fail the PBH rank test (with multiplicity)."""
     size = A.shape[0]
     scale = max(1.0, float(np.linalg.norm(A, 2)), float(np.linalg.norm(B, 2)))
     eigenvalues = np.linalg.eigvals(A)
     clusters: list[complex] = []
     for value in eigenvalues:
-        if value.real < -1e-8 * scale:
+        if (abs(value) < 1 - 1e-8) if discrete else (value.real < -1e-8 * scale):
             continue
         if not any(abs(value - c) <= 1e-6 * scale for c in clusters):
             clusters.append(value)
@@ -328,6 +368,68 @@ def lqr(
         modes), a weight has the wrong shape or sign, or the Riccati equation
         has no stabilizing solution.
     """
+    A, B, x_eq, u_eq, Q, R, N = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    _check_stabilizable(A, B, discrete=False)
+    try:
+        S = scipy.linalg.solve_continuous_are(A, B, Q, R, s=N)
+    except (np.linalg.LinAlgError, ValueError) as exc:
+        raise ControlError(f"the Riccati equation has no stabilizing solution ({exc}); {_UNWEIGHTED}") from None
+    cross = B.T @ S if N is None else B.T @ S + N.T
+    K = np.linalg.solve(R, cross)
+    poles = np.linalg.eigvals(A - B @ K)
+    if not np.all(poles.real < 0):
+        raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
+    order = np.lexsort((poles.imag, poles.real))
+    return LQRResult(K=K, S=S, poles=poles[order], A=A, B=B, x_eq=x_eq, u_eq=u_eq, Q=Q, R=R)
+
+
+_UNWEIGHTED = "a mode on the imaginary axis is probably not weighted by Q: make Q positive definite"
+
+
+def dlqr(
+    pkg,
+    x_eq,
+    u_eq=None,
+    Q=1.0,
+    R=1.0,
+    *,
+    dt: float,
+    N=None,
+    params: dict | None = None,
+    tol: float = 1e-8,
+) -> LQRResult:
+    """Discrete-time LQR at ``(x_eq, u_eq)`` for a controller sampling every ``dt`` (zero-order hold).
+
+    The linearization is discretized exactly (:func:`discretize`), then
+    ``Σ δx[k]ᵀQ δx[k] + δu[k]ᵀR δu[k] + 2 δx[k]ᵀN δu[k]`` is minimized with
+    the discrete algebraic Riccati equation (like python-control's ``dlqr``
+    on the discretized system). Arguments and checks as :func:`lqr`; the
+    result's ``A``, ``B`` are the discrete ``Ad``, ``Bd``, ``poles`` lie inside
+    the unit circle and ``dt`` is set. Apply ``u = u_eq − K (x − x_eq)`` at
+    every sample and hold it.
+    """
+    try:
+        dt = float(dt)
+    except (TypeError, ValueError):
+        raise ControlError(f"dt must be a positive number, got {dt!r}") from None
+    A, B, x_eq, u_eq, Q, R, N = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    Ad, Bd = discretize(A, B, dt)
+    _check_stabilizable(Ad, Bd, discrete=True)
+    try:
+        S = scipy.linalg.solve_discrete_are(Ad, Bd, Q, R, s=N)
+    except (np.linalg.LinAlgError, ValueError) as exc:
+        raise ControlError(f"the discrete Riccati equation has no stabilizing solution ({exc}); {_UNWEIGHTED}") from None
+    cross = Bd.T @ S @ Ad if N is None else Bd.T @ S @ Ad + N.T
+    K = np.linalg.solve(R + Bd.T @ S @ Bd, cross)
+    poles = np.linalg.eigvals(Ad - Bd @ K)
+    if not np.all(np.abs(poles) < 1):
+        raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
+    order = np.lexsort((poles.imag, -np.abs(poles)))
+    return LQRResult(K=K, S=S, poles=poles[order], A=Ad, B=Bd, x_eq=x_eq, u_eq=u_eq, Q=Q, R=R, dt=dt)
+
+
+def _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol):
+    """Checked arguments of :func:`lqr`/:func:`dlqr` and the linearization ``(A, B)`` at the equilibrium."""
     module = load_package(pkg)
     params = _params(module, params)
     n, m = module.N_DOF, module.N_INPUTS
@@ -342,45 +444,100 @@ def lqr(
         if N.shape != (2 * n, m):
             raise ControlError(f"N must be a {2 * n}x{m} matrix, got shape {N.shape}")
 
-    xdot = np.concatenate([x_eq[n:], module.qddot_fun(x_eq, u_eq, **params)])
+    xdot = np.concatenate([x_eq[n:], _call(module, "qddot_fun", x_eq, u_eq, params=params)])
     rest = np.concatenate([x_eq[:n], np.zeros(n)])
-    scale = max(1.0, float(np.linalg.norm(module.qddot_fun(rest, np.zeros(m), **params))))
+    scale = max(1.0, float(np.linalg.norm(_call(module, "qddot_fun", rest, np.zeros(m), params=params))))
     residual = float(np.linalg.norm(xdot))
     if not residual <= tol * scale:
         hint = "x_eq must have zero velocities" if np.any(x_eq[n:] != 0) else "use equilibrium_input(pkg, x_eq) for u_eq"
         raise ControlError(
             f"(x_eq, u_eq) is not an equilibrium: xdot = f(x_eq, u_eq) = {_fmt(xdot)} (residual {residual:.3g}); {hint}"
         )
+    A, B = _call(module, "linearized_model", x_eq, u_eq, params=params)
+    return np.asarray(A, dtype=float), np.asarray(B, dtype=float), x_eq, u_eq, Q, R, N
 
-    A, B = module.linearized_model(x_eq, u_eq, **params)
-    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
-    bad = _uncontrollable_unstable(A, B)
+
+def _check_stabilizable(A: np.ndarray, B: np.ndarray, *, discrete: bool) -> None:
+    bad = _uncontrollable_unstable(A, B, discrete=discrete)
     if bad:
         plural = "s" if len(bad) != 1 else ""
         scale = max(1.0, float(np.abs(A).max()))
-        kind = "unstable mode" if all(v.real > 1e-8 * scale for v in bad) else "mode"
-        where = "" if kind == "unstable mode" else " on or right of the imaginary axis"
+        strict = [abs(v) > 1 + 1e-8 for v in bad] if discrete else [v.real > 1e-8 * scale for v in bad]
+        kind = "unstable mode" if all(strict) else "mode"
+        border = "on or outside the unit circle" if discrete else "on or right of the imaginary axis"
+        where = "" if kind == "unstable mode" else f" {border}"
         raise ControlError(
             f"(A, B) is not stabilizable: {len(bad)} {kind}{plural}{where} (eigenvalue{plural} {_fmt(np.array(bad))}) "
             "cannot be reached by the inputs (PBH test)"
         )
+
+
+# --------------------------------------------------------------------------
+# controllability and python-control
+
+
+def ctrb(A, B) -> np.ndarray:
+    """The controllability matrix ``[B, AB, A²B, …, A^(s−1)B]`` (``s`` = number of states), as MATLAB's ``ctrb``."""
+    A, B = _system(A, B)
+    blocks = [B]
+    for _ in range(A.shape[0] - 1):
+        blocks.append(A @ blocks[-1])
+    return np.hstack(blocks)
+
+
+def controllability_rank(A, B, tol: float | None = None) -> int:
+    """Rank of the controllability matrix (``== len(A)``: controllable).
+
+    ``A`` is scaled to unit norm first (the rank is the same, the powers of
+    ``A`` stay of order one), so the numerical rank is meaningful for larger
+    systems too; ``tol`` as :func:`numpy.linalg.matrix_rank`.
+    """
+    A, B = _system(A, B)
+    scale = max(1.0, float(np.linalg.norm(A, 2)))
+    C = ctrb(A / scale, B / max(1e-300, float(np.linalg.norm(B, 2))))
+    return int(np.linalg.matrix_rank(C, tol))
+
+
+def _system(A, B) -> tuple[np.ndarray, np.ndarray]:
     try:
-        S = scipy.linalg.solve_continuous_are(A, B, Q, R, s=N)
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise ControlError(
-            f"the Riccati equation has no stabilizing solution ({exc}); a mode on the imaginary axis is probably "
-            "not weighted by Q: make Q positive definite"
-        ) from None
-    cross = B.T @ S if N is None else B.T @ S + N.T
-    K = np.linalg.solve(R, cross)
-    poles = np.linalg.eigvals(A - B @ K)
-    if not np.all(poles.real < 0):
-        raise ControlError(
-            f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); "
-            "a mode on the imaginary axis is probably not weighted by Q: make Q positive definite"
-        )
-    order = np.lexsort((poles.imag, poles.real))
-    return LQRResult(K=K, S=S, poles=poles[order], A=A, B=B, x_eq=x_eq, u_eq=u_eq, Q=Q, R=R)
+        A = np.asarray(A, dtype=float)
+        B = np.asarray(B, dtype=float)
+    except (TypeError, ValueError):
+        raise ControlError("A and B must be real matrices") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ControlError(f"A must be a square matrix, got shape {A.shape}")
+    if B.ndim == 1:
+        B = B.reshape(-1, 1)
+    if B.ndim != 2 or B.shape[0] != A.shape[0]:
+        raise ControlError(f"B must have {A.shape[0]} rows (one per state), got shape {B.shape}")
+    return A, B
+
+
+CONTROL_HINT = 'this needs python-control, which is not installed; install it with: pip install "sls[control]"'
+
+
+def state_space(pkg, x, u=None, *, params: dict | None = None):
+    """The linearization at ``(x, u)`` as a python-control ``StateSpace``.
+
+    ``A``, ``B`` from ``linearized_model``, ``C = I`` (every state is an
+    output), ``D = 0``; states, inputs and outputs carry the package's names.
+    ``u=None`` takes the input that holds ``x`` (:func:`equilibrium_input`).
+    For a sampled controller use ``sys.sample(dt)`` (or :func:`dlqr`).
+    Raises :class:`~sls.errors.MissingDependencyError` without python-control.
+    """
+    try:
+        import control
+    except ImportError:
+        raise MissingDependencyError(f"state_space: {CONTROL_HINT}") from None
+    module = load_package(pkg)
+    params = _params(module, params)
+    x = _state(module, x, "x")
+    u = equilibrium_input(module, x, params=params)[0] if u is None else _input(module, u, "u")
+    A, B = _call(module, "linearized_model", x, u, params=params)
+    size, m = A.shape[0], B.shape[1]
+    states = list(getattr(module, "STATE", ())) or [f"x{i + 1}" for i in range(size)]
+    inputs = list(getattr(module, "INPUTS", ())) or [f"u{j + 1}" for j in range(m)]
+    return control.ss(A, B, np.eye(size), np.zeros((size, m)), states=states, inputs=inputs, outputs=states)
 
 
 # --------------------------------------------------------------------------
@@ -393,14 +550,7 @@ def discretize(A, B, dt: float) -> tuple[np.ndarray, np.ndarray]:
     ``expm([[A, B], [0, 0]] dt) = [[Ad, Bd], [0, I]]``, so
     ``x[k+1] = Ad x[k] + Bd u[k]`` when ``u`` is held constant over each step.
     """
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ControlError(f"A must be a square matrix, got shape {A.shape}")
-    if B.ndim == 1:
-        B = B.reshape(-1, 1)
-    if B.ndim != 2 or B.shape[0] != A.shape[0]:
-        raise ControlError(f"B must have {A.shape[0]} rows (one per state), got shape {B.shape}")
+    A, B = _system(A, B)
     try:
         dt = float(dt)
     except (TypeError, ValueError):
@@ -484,22 +634,27 @@ def simulate(
 
     reached = [t0]
     step = (t1 - t0) / 100
+    now = [t0]
 
     def rhs(t, x):
+        now[0] = t
         if progress is not None and t >= reached[0] + step:
             reached[0] = t
             progress(min(t, t1))
-        return np.concatenate([x[n:], module.qddot_fun(x, control(t, x), **params)])
+        return np.concatenate([x[n:], _call(module, "qddot_fun", x, control(t, x), params=params)])
 
     options = {"method": "RK45", "rtol": 1e-8, "atol": 1e-10}
     options.update(solve_ivp_kwargs)
-    result = solve_ivp(rhs, (t0, t1), x0, **options)
+    try:
+        result = solve_ivp(rhs, (t0, t1), x0, **options)
+    except ControlError as exc:
+        raise ControlError(f"the simulation stopped at t = {now[0]:.6g}: {exc}") from None
     if progress is not None:
         progress(float(result.t[-1]))
     states = result.y.T
     result.u = np.array([control(t, x) for t, x in zip(result.t, states)]).reshape(len(result.t), m).T
-    result.T = np.asarray(module.T_fun(states, **params), dtype=float).reshape(-1)
-    result.V = np.asarray(module.V_fun(states, **params), dtype=float).reshape(-1)
+    result.T = np.asarray(_call(module, "T_fun", states, params=params), dtype=float).reshape(-1)
+    result.V = np.asarray(_call(module, "V_fun", states, params=params), dtype=float).reshape(-1)
     result.energy = result.T + result.V
     return result
 

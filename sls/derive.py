@@ -397,10 +397,11 @@ def derive_on_graph(model: Model) -> Dynamics:
 
     * ``M_ij = ∂p_i/∂q̇_j`` (forward mode, one pass per column),
     * ``h = C q̇ = (∂p/∂q) q̇ − ∂T/∂q`` (one directional derivative of ``p``),
-    * ``C = ½ ∂h/∂q̇`` (``h`` is quadratic in ``q̇`` and the Christoffel symbols are
-      symmetric), which is the Christoffel-symbol Coriolis matrix itself,
+    * ``∂M/∂q`` (forward mode), the Christoffel symbols ``c_ijk`` as sums of its
+      nodes and ``C_kj = Σ_i c_ijk q̇_i``,
     * ``φ = ∂V/∂q``, ``B_u = ∂forces/∂u``, and every Jacobian by forward
-      mode (``∂h/∂x`` by reverse mode, one pass per row).
+      mode (``∂h/∂x`` by reverse mode, one pass per row; ``∂C/∂q_l = ½ ∂²h/∂q_l∂q̇``
+      along ``q̇``, which skips the nodes that depend on ``q`` alone).
 
     No Christoffel tensor and no expanded ``T``: the cost grows with the size
     of the graph. The arrays hold graph nodes; code is printed straight from
@@ -411,8 +412,7 @@ def derive_on_graph(model: Model) -> Dynamics:
     q = [graph.symbol(s) for s in model.q]
     dq = [graph.symbol(s) for s in model.dq]
     x = q + dq
-    T = graph.from_sympy(model.T)
-    V = graph.from_sympy(model.V)
+    T, V = graph.share_sums([graph.from_sympy(model.T), graph.from_sympy(model.V)])
     fric = [graph.from_sympy(f) for f in model.fric]
     forces = [graph.from_sympy(f) for f in model.forces]
     inputs = [graph.symbol(u) for u in model.inputs]
@@ -424,13 +424,26 @@ def derive_on_graph(model: Model) -> Dynamics:
     convective = graph.forward(momentum, dict(zip(q, dq)))
     h = [graph.sub(a, b) for a, b in zip(convective, T_q)]
     half = graph.number(sympy.Rational(1, 2))
-    h_dq = [graph.forward(h, {dq[l]: graph.one}) for l in range(n)]
-    C = [[graph.mul((half, h_dq[j][k])) for j in range(n)] for k in range(n)]
     M_flat = [e for row in M for e in row]
-    dM = [graph.forward(M_flat, {q[l]: graph.one}) for l in range(n)]
+    dM = [graph.forward(M_flat, {q[l]: graph.one}) for l in range(n)]  # dM[l][a*n + b] = ∂M_ab/∂q_l
+    # Christoffel symbols c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k): sums of nodes of dM.
+    c = {}
+    for i in range(n):
+        for j in range(i, n):
+            for k in range(n):
+                c[i, j, k] = c[j, i, k] = graph.mul(
+                    (half, graph.add((dM[i][k * n + j], dM[j][k * n + i], graph.neg(dM[k][i * n + j]))))
+                )
+    C = [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
     C_flat = [e for row in C for e in row]
-    dC = [graph.forward(C_flat, {xl: graph.one}) for xl in x]
     h_jac = [graph.gradient(hk, x) for hk in h]
+    # ∂C_kj/∂q_l = ½ ∂²h_k/∂q_l∂q̇_j: differentiating ∂h/∂q along q̇ skips every node that
+    # depends on q alone (most of the graph), where differentiating C along q_l would not;
+    # ∂C_kj/∂q̇_l = c_ljk.
+    h_q = [h_jac[k][l] for k in range(n) for l in range(n)]
+    C_q = [graph.forward(h_q, {dq[j]: half}) for j in range(n)]
+    dC = {(k, j, l): C_q[j][k * n + l] for k in range(n) for j in range(n) for l in range(n)}
+    dC.update({(k, j, n + l): c[l, j, k] for k in range(n) for j in range(n) for l in range(n)})
     phi = graph.gradient(V, q)
     phi_jac = graph.jacobian(phi, x)
     fric_jac = graph.jacobian(fric, x)
@@ -445,7 +458,7 @@ def derive_on_graph(model: Model) -> Dynamics:
         mass_matrix_jac=_nest([dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)),
         christoffel=None,
         coriolis=_nest(C_flat, (n, n)),
-        coriolis_jac=_nest([dC[l][k * n + j] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n)),
+        coriolis_jac=_nest([dC[k, j, l] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n)),
         coriolis_force=tuple(h),
         coriolis_force_jac=_nest([e for row in h_jac for e in row], (n, 2 * n)),
         potential_gradient=tuple(phi),

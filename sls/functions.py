@@ -36,7 +36,8 @@ class Function:
     (``"n"``, ``"2n"``, ``"m"``); ``()`` is a scalar. ``arrays`` are the
     names of the derived arrays it evaluates (see
     :func:`sls.derive.function_arrays`); ``solve`` marks the functions that
-    solve with the mass matrix (``arrays[0]`` is ``M``).
+    solve with the mass matrix (``arrays[0]`` is ``M``); ``uses`` names the
+    function a wrapper is computed from (it has no kernel of its own).
     """
 
     name: str
@@ -45,6 +46,7 @@ class Function:
     outputs: tuple
     arrays: tuple
     solve: bool = False
+    uses: str | None = None
 
     def shape(self, n: int, m: int, output: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
@@ -110,9 +112,19 @@ FUNCTIONS = (
         ("M", "rhs", "dM", "drhs", "B_u"),
         solve=True,
     ),
+    Function(
+        "xdot_fun",
+        "State derivative xdot = f(x, u) = [qdot; qddot], the right-hand side scipy.integrate.solve_ivp wants.",
+        (STATE, INPUT),
+        (("xdot", ("2n",)),),
+        (),
+        uses="qddot_fun",
+    ),
 )
 
 #: Functions by name.
 BY_NAME = {f.name: f for f in FUNCTIONS}
+#: The functions with code of their own (every one but the wrappers).
+KERNELS = tuple(f.name for f in FUNCTIONS if f.uses is None)
 #: Every function name, in order.
 NAMES = tuple(BY_NAME)

@@ -34,7 +34,7 @@ def stages(target: str = "python") -> tuple:
 
 def progress_steps(target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    return len(stages(target)) - 1 + len(functions.NAMES)
+    return len(stages(target)) - 1 + len(functions.KERNELS)
 
 
 @dataclass
@@ -93,10 +93,15 @@ def generate(
             on_step(name)
         return result
 
-    dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
-    stage("validate", lambda: validate.check_dynamics(dynamics))
-    kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
-    files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
+    try:
+        dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
+        stage("validate", lambda: validate.check_dynamics(dynamics))
+        kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
+        files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
+    except SlsError as exc:  # a model file's errors start with its name
+        if getattr(model, "file", None) and not str(exc).startswith(model.file):
+            raise type(exc)(f"{model.file}: {exc}") from None
+        raise
     if chosen.compiles:
         files.update(stage("compile", lambda: chosen.compile(files)))
     stage("write", lambda: write.write_package(files, out_dir))

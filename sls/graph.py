@@ -275,6 +275,66 @@ class Graph:
         return sorted(seen)
 
     # ------------------------------------------------------------------
+    # sharing partial sums
+
+    def share_sums(self, roots: Sequence[int]) -> list:
+        """``roots`` rebuilt so that sums sharing terms share their partial sums.
+
+        Hash-consing shares equal subexpressions, not equal *parts* of sums:
+        a chain's velocity coefficients ``c_i + … + c_k`` for every ``i ≤ k``
+        are separate sums. Greedy pair merging (the pair of terms found in the
+        most sums becomes one node, repeated while some pair occurs twice)
+        turns them into shared partial sums, so everything derived from them
+        is smaller. Values are unchanged (only the grouping of additions).
+        """
+        order = self.reachable(roots)
+        items = {n: list(self.args[n]) for n in order if self.kind[n] == _ADD and len(self.args[n]) > 2}
+        pairs: list = []  # virtual nodes: pair k is ("pair", k) made of two items
+        while True:
+            counts: Counter = Counter()
+            for terms in items.values():
+                unique = sorted(set(terms), key=repr)
+                for i in range(len(unique)):
+                    for j in range(i + 1, len(unique)):
+                        counts[unique[i], unique[j]] += 1
+            best = [(pair, c) for pair, c in counts.most_common() if c >= 2]
+            if not best:
+                break
+            for (a, b), _ in best:
+                name = None
+                for node, terms in items.items():
+                    if len(terms) > 2 and a in terms and b in terms:
+                        if name is None:
+                            name = ("pair", len(pairs))
+                            pairs.append((a, b))
+                        terms.remove(a)
+                        terms.remove(b)
+                        terms.append(name)
+        rebuilt: dict = {}
+
+        def item(x: object) -> int:
+            if isinstance(x, tuple):
+                a, b = pairs[x[1]]
+                return self.add((item(a), item(b)))
+            return rebuilt[x]
+
+        for node in order:
+            kind, args = self.kind[node], self.args[node]
+            if not args:
+                rebuilt[node] = node
+            elif node in items:
+                rebuilt[node] = self.add([item(x) for x in items[node]])
+            elif kind == _ADD:
+                rebuilt[node] = self.add([rebuilt[a] for a in args])
+            elif kind == _MUL:
+                rebuilt[node] = self.mul([rebuilt[a] for a in args])
+            elif kind == _POW:
+                rebuilt[node] = self.pow(rebuilt[args[0]], rebuilt[args[1]])
+            else:
+                rebuilt[node] = self.function(self.payload[node], tuple(rebuilt[a] for a in args))
+        return [rebuilt[r] for r in roots]
+
+    # ------------------------------------------------------------------
     # differentiation
 
     def mask(self, symbols: Iterable[int]) -> int:

@@ -72,6 +72,7 @@ class GraphPrinter:
         self.graph = graph
         self.style = style
         self._templates: dict = {}
+        self._coefficients: dict = {}
 
     def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list, list]:
         """``(lines, texts)``: assignments of the shared temporaries, and each output's text."""
@@ -143,31 +144,37 @@ class GraphPrinter:
 
     def _mul(self, args: tuple, printed: dict) -> tuple[str, int]:
         g = self.graph
-        coefficient = sympy.Integer(1)
-        numerator, denominator = [], []
+        sign, numerator, denominator = "", [], []
         for a in args:
-            if g.is_number(a):
-                coefficient *= g.payload[a]
+            if g.is_number(a):  # at most one: the graph folds constants
+                sign, head, tail = self._coefficient(a)
+                numerator[:0] = head
+                denominator[:0] = tail
                 continue
-            if g.kind[a] == "pow" and g.is_number(g.args[a][1]) and g.payload[g.args[a][1]] < 0:
+            if g.kind[a] == "pow" and g.is_number(g.args[a][1]) and g.payload[g.args[a][1]].is_negative:
                 base, exponent = g.args[a]
                 denominator.append(self._power_text(base, -g.payload[exponent], printed))
                 continue
             numerator.append(self._wrap(printed[a], MUL))
-        sign = ""
-        if coefficient < 0:
-            sign, coefficient = "-", -coefficient
-        integer = self.style.integer
-        if coefficient.is_Rational and not coefficient.is_Integer:
-            if coefficient.p != 1:
-                numerator.insert(0, integer(int(coefficient.p)))
-            denominator.insert(0, (integer(int(coefficient.q)), ATOM))
-        elif coefficient != 1:
-            numerator.insert(0, self._number(coefficient)[0])
-        text = "*".join(numerator) if numerator else integer(1)
+        text = "*".join(numerator) if numerator else self.style.integer(1)
         for item in denominator:
             text += "/" + self._wrap(item, POW)
         return sign + text, NEG if sign else MUL
+
+    def _coefficient(self, node: int) -> tuple:
+        """``(sign, numerator texts, denominator items)`` of a numeric factor (remembered per node)."""
+        found = self._coefficients.get(node)
+        if found is None:
+            value = self.graph.payload[node]
+            sign = "-" if value.is_negative else ""
+            value = -value if sign else value
+            integer = self.style.integer
+            if value.is_Rational and not value.is_Integer:
+                found = (sign, [integer(int(value.p))] if value.p != 1 else [], [(integer(int(value.q)), ATOM)])
+            else:
+                found = (sign, [self._number(value)[0]] if value != 1 else [], [])
+            self._coefficients[node] = found
+        return found
 
     def _power_text(self, base: int, exponent: sympy.Expr, printed: dict) -> tuple[str, int]:
         """``base**exponent`` for a positive constant ``exponent``."""

@@ -437,6 +437,8 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MA
     reduce = reducer(dynamics)
     result = {}
     for function in functions.FUNCTIONS:
+        if function.uses:
+            continue  # a wrapper: no code of its own
         chosen = {key: arrays[key] for key in function.arrays}
         floats = function_floats(dynamics, function)
         if function.solve:

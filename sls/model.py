@@ -22,13 +22,15 @@ Conventions
 from __future__ import annotations
 
 import builtins
+import difflib
 import keyword
 import math
+import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -75,6 +77,8 @@ class Model:
         ``True`` when the model declared no input map (the classic SLS case).
     unused_params : tuple of str
         Parameters given a value that appear in no expression.
+    file : str or None
+        The model file it was read from (errors found later name it).
     """
 
     name: str
@@ -89,6 +93,29 @@ class Model:
     params: dict = field(default_factory=dict)
     actuated: bool = True
     unused_params: tuple = ()
+    file: str | None = None
+
+    def warnings(self) -> list[str]:
+        """Likely mistakes worth a warning: parameters given a value but unused, and
+        names that became required parameters although the model gives parameter values."""
+        notes = [f"parameter '{name}' is not used by the model" for name in self.unused_params]
+        given = [name for name, value in self.params.items() if value is not None]
+        required = [name for name, value in self.params.items() if value is None]
+        if given and required:
+            quoted = ", ".join(f"'{name}'" for name in required)
+            one = len(required) == 1
+            guesses = []
+            for name in required:
+                close = difflib.get_close_matches(name, given + [s.name for s in self.state], n=1)
+                if close:
+                    guesses.append(f"'{close[0]}' for '{name}'" if not one else f"'{close[0]}'")
+            guess = f"; did you mean {', '.join(guesses)}?" if guesses else ""
+            notes.append(
+                f"{quoted} {'has' if one else 'have'} no value among the model's parameters and "
+                f"{'becomes a required keyword argument' if one else 'become required keyword arguments'} "
+                f"of every generated function{guess}"
+            )
+        return notes
 
     @property
     def n(self) -> int:
@@ -209,8 +236,11 @@ def build_model(
 
     T = _expression(T, "T")
     V = _expression(V, "V")
-    _check_kinetic_energy(T, dq)
-    _check_potential_energy(V, dq)
+    try:
+        _check_kinetic_energy(T, dq)
+        _check_potential_energy(V, dq)
+    except ModelError as exc:
+        raise ModelError(f"{exc}{_order_hint(T, V, q, dq)}") from None
     _check_forces(force_exprs, input_symbols, actuated)
 
     used = set().union(T.free_symbols, V.free_symbols, *(e.free_symbols for e in fric + force_exprs))
@@ -236,6 +266,25 @@ def build_model(
         actuated=actuated,
         unused_params=unused,
     )
+
+
+def _order_hint(T: sympy.Expr, V: sympy.Expr, q: tuple, dq: tuple) -> str:
+    """A hint when another order of the same state names would make ``T`` and ``V`` valid (e.g. ``[x, v, th, w]``)."""
+    state, n = q + dq, len(q)
+    candidates = [state[0::2] + state[1::2]] if n > 1 else []
+    candidates.append(dq + q)
+    for order in candidates:
+        try:
+            _check_kinetic_energy(T, order[n:])
+            _check_potential_energy(V, order[n:])
+        except ModelError:
+            continue
+        return (
+            f". The state is read as the n coordinates first, then their n rates in the same order "
+            f"(here q = [{', '.join(s.name for s in q)}], rates [{', '.join(s.name for s in dq)}]); "
+            f"did you mean the state [{', '.join(s.name for s in order)}]?"
+        )
+    return ""
 
 
 def _split_state(state: list) -> tuple[tuple, tuple]:
@@ -472,8 +521,15 @@ def model_from_sympy(
 
     ``x`` is a list/Matrix of 2n sympy symbols (or names), ``fric`` a
     list/Matrix of n expressions or ``0``; ``params`` maps symbols or names to
-    values. Symbols are renamed onto sls's real symbols.
+    values. Symbols are renamed onto sls's real symbols. Functions of time
+    (``sympy.physics.mechanics.dynamicsymbols``) are accepted in ``x`` and
+    ``inputs``: ``q(t)`` becomes the symbol ``q`` and ``q(t).diff(t)`` the
+    symbol ``dq``, in ``T``, ``V``, ``fric`` and ``forces`` too.
     """
+    timed, time = _time_functions(_as_list(x, "x") + ([] if inputs is None else _as_list(inputs, "inputs")))
+    if timed:
+        x = [timed.get(s, s) for s in _as_list(x, "x")]
+        inputs = None if inputs is None else [timed.get(s, s) for s in _as_list(inputs, "inputs")]
     state = _as_list(x, "x")
     for s in state:
         if not isinstance(s, (sympy.Symbol, str)):
@@ -502,6 +558,13 @@ def model_from_sympy(
         if isinstance(value, str):
             raise ModelTypeError(f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)")
         if isinstance(value, sympy.Basic):
+            if timed:
+                value = value.xreplace(timed)
+                if time in value.free_symbols:
+                    raise ModelError(
+                        f"{what}: depends on the time {time} other than through the state "
+                        f"[{', '.join(str(s) for s in state)}]: {brief(value, 80)}"
+                    )
             mapping = {}
             for s in value.free_symbols:
                 if not isinstance(s, sympy.Symbol):
@@ -529,16 +592,33 @@ def model_from_sympy(
     )
 
 
+def _time_functions(entries: list) -> tuple[dict, object]:
+    """Map dynamicsymbols in ``entries`` onto plain symbols: ``q(t)`` → ``q``, ``q(t).diff(t)`` → ``dq``; and the time symbol."""
+    mapping, time = {}, None
+    for entry in entries:
+        base = entry.expr if isinstance(entry, sympy.Derivative) else entry
+        if not (isinstance(base, sympy.core.function.AppliedUndef) and len(base.args) == 1 and base.args[0].is_Symbol):
+            continue
+        if isinstance(entry, sympy.Derivative) and entry.variables != (base.args[0],):
+            raise ModelTypeError(f"x: {entry} is a higher derivative; the state holds q(t) and q(t).diff(t) only")
+        time = base.args[0]
+        name = getattr(base.func, "__name__", str(base.func))
+        mapping[entry] = sympy.Symbol(f"d{name}" if isinstance(entry, sympy.Derivative) else name)
+    return mapping, time
+
+
 def load_toml(path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None) -> Model:
     """Read a TOML model file (see the README for the format)."""
     path = Path(path)
+    real_file = text is None
     if text is None:
-        text = _read_text(path)
+        text = read_model_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
-    return model_from_mapping(data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path))
+    model = model_from_mapping(data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path))
+    return replace(model, file=str(path)) if real_file else model
 
 
 #: Keys a TOML model may have.
@@ -559,8 +639,10 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     for key in ("state", "inputs", "forces"):
         if key in data and not isinstance(data[key], list):
             raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
+    if isinstance(data["fric"], (int, float)) and not isinstance(data["fric"], bool) and data["fric"] == 0:
+        data = {**data, "fric": "0"}  # fric = 0 means no friction, like fric = "0"
     if not isinstance(data["fric"], (list, str)):
-        raise ModelFileError(f"{filename}: key 'fric' must be a list of n strings (or \"0\")")
+        raise ModelFileError(f"{filename}: key 'fric' must be a list of n strings (or 0 for none)")
     for key in ("T", "V"):
         if not isinstance(data[key], str):
             raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
@@ -591,18 +673,23 @@ def load_python(path: str | Path) -> Model:
     import runpy
 
     path = Path(path)
-    _read_text(path)
+    read_model_text(path)
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)  # like `python model.py`: modules next to the file can be imported
     try:
         namespace = runpy.run_path(str(path), run_name="__sls_model__")
     except SystemExit as exc:
         raise ModelFileError(f"{path}: the model file called exit({exc.code})") from None
     except Exception as exc:  # the user's own code failed: say so in one line
         raise ModelFileError(f"{path}: running the model file failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
     for key in ("T", "V", "fric", "x"):
         if key not in namespace:
             raise ModelFileError(f"{path}: the model file does not define '{key}' (it must define T, V, fric and x)")
     try:
-        return model_from_sympy(
+        model = model_from_sympy(
             namespace["T"],
             namespace["V"],
             namespace["fric"],
@@ -615,6 +702,7 @@ def load_python(path: str | Path) -> Model:
         )
     except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None
+    return replace(model, file=str(path))
 
 
 def safe_label(text: object, default: str) -> str:
@@ -630,7 +718,7 @@ def safe_label(text: object, default: str) -> str:
     return cleaned[:120]
 
 
-def _read_text(path: Path) -> str:
+def read_model_text(path: Path) -> str:
     if not path.exists():
         raise ModelFileError(f"{path}: no such model file")
     if path.is_dir():
@@ -648,15 +736,33 @@ def _read_text(path: Path) -> str:
 DEFAULT_EXAMPLE = "two_link_arm"
 
 
+#: Suffixes of bundled example files: TOML models and URDF robots.
+EXAMPLE_SUFFIXES = (".toml", ".urdf")
+
+
 def example_names() -> list[str]:
     """Names of the bundled example models, sorted."""
     folder = resources.files("sls") / "examples"
-    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(EXAMPLE_SUFFIXES))
+
+
+def _example_file(name: str):
+    """The bundled file of example ``name`` (a ``Traversable``), or ``None``."""
+    folder = resources.files("sls") / "examples"
+    for suffix in EXAMPLE_SUFFIXES:
+        candidate = folder / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def example_description(name: str) -> str:
-    """First comment line of a bundled example (its one-line description)."""
-    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
+    """The one-line description of a bundled example: its first comment (``# ...`` or ``<!-- ... -->``)."""
+    file = _example_file(name)
+    text = file.read_text(encoding="utf-8")
+    if file.name.endswith(".urdf"):
+        start, end = text.find("<!--"), text.find("-->")
+        return " ".join(text[start + 4 : end].split()) if 0 <= start < end else ""
     for line in text.splitlines():
         if line.startswith("#"):
             return line.lstrip("# ").strip()
@@ -668,5 +774,10 @@ def load_example(name: str) -> Model:
     names = example_names()
     if name not in names:
         raise ModelFileError(f"unknown example '{name}' (bundled examples: {', '.join(names)})")
-    text = (resources.files("sls") / "examples" / f"{name}.toml").read_text(encoding="utf-8")
-    return load_toml(f"{name}.toml", name=name, source=f"bundled example {name}", text=text)
+    file = _example_file(name)
+    text = file.read_text(encoding="utf-8")
+    if file.name.endswith(".urdf"):
+        from .urdf import load_urdf  # sls.urdf builds on this module
+
+        return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
+    return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)

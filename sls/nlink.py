@@ -52,16 +52,26 @@ def nlink_toml(n: int) -> str:
         for j in range(i + 1, n + 1):
             kinetic.append(f"{_mass_sum(j, n)}*l{i}*l{j}*cos(q{i} - q{j})*dq{i}*dq{j}")
     potential = [f"{_mass_sum(i, n)}*l{i}*cos(q{i})" for i in range(1, n + 1)]
+    return _toml(
+        f"Planar {n}-link pendulum: point masses m1..m{n} on massless rods l1..l{n}, absolute angles, no friction",
+        q + dq,
+        _sum(kinetic),
+        "-g*(" + _sum(potential) + ")",
+        '"0"',
+        {**{f"m{i}": 1.0 for i in range(1, n + 1)}, **{f"l{i}": 1.0 for i in range(1, n + 1)}, "g": 9.81},
+    )
+
+
+def _toml(comment: str, state: list, T: str, V: str, fric: str, params: dict) -> str:
+    """A TOML model file's text (``fric`` is already TOML: a quoted string or a list)."""
     lines = [
-        f"# Planar {n}-link pendulum: point masses m1..m{n} on massless rods l1..l{n}, absolute angles, no friction",
-        "state = [" + ", ".join(f'"{s}"' for s in q + dq) + "]",
-        'T = "' + _sum(kinetic) + '"',
-        'V = "-g*(' + _sum(potential) + ')"',
-        'fric = "0"',
+        f"# {comment}",
+        "state = [" + ", ".join(f'"{s}"' for s in state) + "]",
+        f'T = "{T}"',
+        f'V = "{V}"',
+        f"fric = {fric}",
         "[params]",
-        *[f"m{i} = 1.0" for i in range(1, n + 1)],
-        *[f"l{i} = 1.0" for i in range(1, n + 1)],
-        "g = 9.81",
+        *[f"{name} = {value!r}" for name, value in params.items()],
     ]
     return "\n".join(lines) + "\n"
 
@@ -104,19 +114,14 @@ def chain_toml(n: int) -> str:
         V += m[k] * g * cy
         base_x = base_x + length[k] * sympy.sin(angle)
         base_y = base_y - length[k] * sympy.cos(angle)
-    lines = [
-        f"# Planar {n}-link chain of uniform rods, relative angles, T unsimplified (the unkind benchmark)",
-        "state = [" + ", ".join(f'"{s}"' for s in q + dq) + "]",
-        f'T = "{T}"',
-        f'V = "{V}"',
-        "fric = [" + ", ".join(f'"b*{s}"' for s in dq) + "]",
-        "[params]",
-        *[f"m{i} = 1.0" for i in range(1, n + 1)],
-        *[f"l{i} = 0.5" for i in range(1, n + 1)],
-        "g = 9.81",
-        "b = 0.1",
-    ]
-    return "\n".join(lines) + "\n"
+    return _toml(
+        f"Planar {n}-link chain of uniform rods, relative angles, T unsimplified (the unkind benchmark)",
+        [s.name for s in q + dq],
+        str(T),
+        str(V),
+        "[" + ", ".join(f'"b*{s}"' for s in dq) + "]",
+        {**{f"m{i}": 1.0 for i in range(1, n + 1)}, **{f"l{i}": 0.5 for i in range(1, n + 1)}, "g": 9.81, "b": 0.1},
+    )
 
 
 def relative_chain(n: int) -> Model:

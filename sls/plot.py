@@ -16,7 +16,7 @@ import numpy as np
 from .errors import MissingDependencyError, OutputError
 from .write import replacing
 
-__all__ = ["plot_simulation", "require_matplotlib"]
+__all__ = ["plot_simulation", "require_matplotlib", "simulation_figure"]
 
 INSTALL_HINT = 'writing a plot needs matplotlib, which is not installed; install it with: pip install "sls[plot]"'
 
@@ -35,7 +35,8 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
 
     Panels: the coordinates q(t), the rates q̇(t), the inputs u(t) when
     ``result.u`` is not all zero, and the total energy T + V (when the result
-    carries ``energy``, as :func:`sls.control.simulate` results do).
+    carries ``energy``, as :func:`sls.control.simulate` results do). See
+    :func:`simulation_figure`.
 
     Parameters
     ----------
@@ -45,6 +46,30 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
         Names for the legend, q first then q̇.
     path : str or Path
         Output file.
+    """
+    figure = simulation_figure(result, state_names, input_names=input_names, title=title)
+    path = Path(path)
+    try:
+        with replacing(path) as temporary:
+            figure.savefig(temporary, dpi=dpi, format=path.suffix.lstrip(".") or "png")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the plot: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise OutputError(f"{path}: cannot write the plot: {exc}") from None
+    return path
+
+
+#: Legend entries per column (more curves: more columns).
+LEGEND_ROWS = 10
+
+
+def simulation_figure(result, state_names, *, input_names=(), title: str | None = None):
+    """The :func:`plot_simulation` figure (a ``matplotlib.figure.Figure``).
+
+    Legends sit to the right of the axes, never over the curves (several
+    columns for many coordinates); time is in seconds; the energy axis never
+    uses an offset (such as ``+4.83e-1``): a drift that is small against the
+    energy itself is plotted as ``T + V − E₀`` with ``E₀`` in the label.
     """
     figure_module = require_matplotlib()
     t = np.asarray(result.t)
@@ -58,7 +83,11 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
         panels.append("u")
     if energy is not None:
         panels.append("energy")
-    figure = figure_module.Figure(figsize=(6.4, 1.8 * len(panels) + 0.4), layout="constrained")
+    rows = min(n, LEGEND_ROWS)
+    height = max(1.8, 0.22 * rows + 0.5)  # room for one legend column of `rows` entries
+    columns = -(-n // LEGEND_ROWS)
+    width = 6.4 + 1.1 * columns
+    figure = figure_module.Figure(figsize=(width, height * len(panels) + 0.4), layout="constrained")
     axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     for ax, panel in zip(axes, panels):
         if panel == "q":
@@ -76,17 +105,23 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
                 ax.plot(t, u[i], label=labels[i])
             ax.set_ylabel(r"$u$")
         else:
-            ax.plot(t, energy, color="k", label="T + V")
-            ax.set_ylabel("T + V")
+            energy = np.asarray(energy, dtype=float)
+            start = float(energy[0])
+            if np.ptp(energy) < 1e-2 * abs(start):  # a small drift of a large value: plot the drift itself
+                ax.plot(t, energy - start, color="k")
+                ax.set_ylabel(f"T + V − E₀\n(E₀ = {start:.6g})")
+            else:
+                ax.plot(t, energy, color="k")
+                ax.set_ylabel("T + V")
+            ax.ticklabel_format(axis="y", useOffset=False)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right", fontsize="small")
-    axes[-1].set_xlabel("t")
+        if panel != "energy":
+            count = len(ax.get_lines())
+            ax.legend(
+                loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small",
+                ncol=-(-count // LEGEND_ROWS), frameon=False, handlelength=1.5,
+            )
+    axes[-1].set_xlabel("t [s]")
     if title:
         figure.suptitle(title)
-    path = Path(path)
-    try:
-        with replacing(path) as temporary:
-            figure.savefig(temporary, dpi=dpi, format=path.suffix.lstrip(".") or "png")
-    except (OSError, ValueError) as exc:
-        raise OutputError(f"{path}: cannot write the plot: {exc}") from None
-    return path
+    return figure

@@ -1,31 +1,30 @@
-"""Stage 5: write the rendered package atomically, without clobbering.
+"""Stage 5: write the rendered package in place, atomically per file, without clobbering.
 
 Guarantees
 ----------
 * sls overwrites only files it generated itself (recognised by the header
   :data:`~sls.render.HEADER_MARK` on their first line). A file of the same
   name without that header stops generation with an error naming it.
-* Every other entry of the output directory (the user's scripts, notes,
-  sub-folders) is kept.
-* The switch from the old package to the new one is atomic: the new
-  directory is assembled next to the target (the new files, plus hard links
-  to the user's entries) and exchanged with the target by one
-  ``renameat2(RENAME_EXCHANGE)`` system call. Killed at any moment, ``--out``
-  holds either the whole old package or the whole new one. Where the
-  exchange call is unavailable (not Linux, or a file system without it) two
-  renames are used instead, which leaves a window of microseconds in which
-  the directory is absent, never a mix.
+* The output folder is updated **in place**: it keeps its inode, its mode and
+  every entry sls did not write (the user's scripts, notes, sub-folders), so
+  ``--out .``, a mount point, a folder a shell or a Jupyter kernel sits in, or
+  a writable folder under a read-only parent all work.
+* Every file is written to a temporary file in the folder, flushed to disk and
+  renamed over its target, so no file is ever half-written. Written files get
+  the permissions the umask gives (like any new file).
+* Never a silent mix of two generations: the first step replaces
+  ``__init__.py`` by a stub that refuses to import ("interrupted, run sls
+  generate again"); the modules follow, and the real ``__init__.py`` is put
+  back last. Killed at any moment, the folder holds the whole old package, a
+  package that refuses to import with that message, or the whole new one.
+  Concurrent runs on one folder take turns (an ``flock`` on the folder).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import errno
 import os
-import shutil
-import tempfile
+import secrets
 from pathlib import Path
 
 try:
@@ -33,30 +32,59 @@ try:
 except ImportError:  # not POSIX
     fcntl = None
 
+from . import __version__
 from .errors import OutputError
 from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK
 
-_STAGING_PREFIX = ".sls-staging-"
+#: Prefix of the temporary files sls writes before renaming them into place.
+TEMPORARY_PREFIX = ".sls-tmp-"
 _CACHE = "__pycache__"
-#: The C target's folder of standalone sources.
+#: The C target's folder of standalone sources (the one sub-folder sls writes into).
 _C_FOLDER = "c"
+_INIT = "__init__.py"
+
+#: What ``__init__.py`` holds while the package is being written.
+INCOMPLETE_INIT = f'''{HEADER_MARK}{__version__}: this package is being written, or its writing was interrupted.
+# sls puts the real __init__.py back as the last step of sls generate.
+raise ImportError(
+    "the generated package in " + __import__("os").path.dirname(__file__) + " is incomplete: "
+    "sls generate was interrupted (or is still running) while writing it; run sls generate again"
+)
+'''
 
 
 @contextlib.contextmanager
 def replacing(path: str | Path):
     """Write a single output file atomically: yield a temporary path next to
     ``path``; on success it replaces ``path`` in one rename, on failure it is
-    removed, so ``path`` never holds a half-written file."""
+    removed, so ``path`` never holds a half-written file. The file gets the
+    permissions the umask gives; errors name ``path``, not the temporary."""
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.absolute().parent)
-    os.close(handle)
+    temporary = path.absolute().parent / f".{path.name}.{secrets.token_hex(4)}.tmp{path.suffix}"
     try:
-        yield Path(temporary)
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    try:
+        yield temporary
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def check_output_file(path: str | Path, option: str) -> None:
+    """Raise :class:`OutputError` unless a file can be written at ``path`` (before any work is done)."""
+    path = Path(path)
+    parent = path.parent  # as the user wrote it ('.' is the current folder)
+    if path.is_dir():
+        raise OutputError(f"{option} {path}: is a directory; give a file name")
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise OutputError(f"{option} {path}: the folder {parent} {what}; create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {path}: the folder {parent} is not writable")
 
 
 def is_generated(path: Path) -> bool:
@@ -77,10 +105,20 @@ def _is_library_name(name: str) -> bool:
 
 def check_target(out_dir: Path, names: list[str]) -> None:
     """Raise :class:`OutputError` unless ``out_dir`` can take the files ``names``."""
+    out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError(f"{out_dir}: exists and is not a directory; choose another --out")
     if not out_dir.exists():
+        ancestor = out_dir.absolute().parent
+        while not ancestor.exists():
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise OutputError(f"{out_dir}: cannot create it: {ancestor} is not a directory; choose another --out")
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise OutputError(f"{out_dir}: cannot create it: {ancestor} is not writable; choose another --out")
         return
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise OutputError(f"{out_dir}: the folder is not writable; choose another --out")
     for name in names:
         target = out_dir / name
         if target.parent != out_dir and (target.parent.is_symlink() or (target.parent.exists() and not target.parent.is_dir())):
@@ -96,121 +134,99 @@ def check_target(out_dir: Path, names: list[str]) -> None:
 
 
 def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
-    """Write ``files`` (name → text) into ``out_dir`` atomically; return the directory."""
+    """Write ``files`` (name → text, with ``__init__.py``) into ``out_dir`` in place; return the directory."""
     out_dir = Path(out_dir)
     check_target(out_dir, list(files))
-    if out_dir.is_symlink() and out_dir.is_dir():
-        out_dir = out_dir.resolve()  # replace the folder the link points to, keep the link
     try:
-        return _write(files, out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        folder = out_dir.resolve()
+        lock = _lock(folder)  # concurrent runs on this folder take turns
+        try:
+            check_target(folder, list(files))  # again: another run may have changed it meanwhile
+            _write(files, folder)
+        finally:
+            if lock is not None:
+                os.close(lock)
     except OSError as exc:
         where = exc.filename or out_dir
         raise OutputError(f"{where}: cannot write the package: {exc.strerror or exc}") from None
+    return out_dir
 
 
-def _write(files: dict[str, str], out_dir: Path) -> Path:
-    parent = out_dir.absolute().parent
+def _write(files: dict[str, str], folder: Path) -> None:
+    for place in (folder, folder / _C_FOLDER):  # temporaries of a killed run (the lock says no run is active)
+        for entry in os.listdir(place) if place.is_dir() and not place.is_symlink() else ():
+            if entry.startswith(TEMPORARY_PREFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(place / entry)
+    _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
+    _sync(folder)
+    for name, text in files.items():
+        if name != _INIT:
+            _put(folder, name, text)
+    stale = [entry for entry in sorted(os.listdir(folder)) if entry not in files and _is_stale_module(folder / entry)]
+    sources = folder / _C_FOLDER  # the C target's sources: stale ones go, the user's files stay
+    if sources.is_dir() and not sources.is_symlink():
+        stale += [f"{_C_FOLDER}/{e}" for e in sorted(os.listdir(sources)) if f"{_C_FOLDER}/{e}" not in files and _is_stale_module(sources / e)]
+    for entry in stale:
+        os.unlink(folder / entry)
+    if sources.is_dir() and not sources.is_symlink() and not os.listdir(sources):
+        os.rmdir(sources)
+    _drop_bytecode(folder, list(files) + stale)
+    _sync(folder)
+    _put(folder, _INIT, files[_INIT])  # ... until every module is in place
+    _drop_bytecode(folder, [_INIT])
+    _sync(folder)
+
+
+def _put(folder: Path, name: str, text: str | bytes) -> None:
+    """Write ``folder/name`` atomically: a flushed temporary file renamed over it (``name`` may lie in ``c/``)."""
+    target = folder / name
+    target.parent.mkdir(exist_ok=True)
+    temporary = target.parent / f"{TEMPORARY_PREFIX}{target.name}-{secrets.token_hex(4)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode: 0666 minus the umask
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{parent}: cannot create the output's parent directory: {exc.strerror}") from None
-    _remove_stale_staging(parent, out_dir.name)
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{out_dir.name}-", dir=parent))
-    except OSError as exc:
-        raise OutputError(f"{parent}: cannot write here: {exc.strerror}") from None
-    lock = _lock(staging)  # marks the staging folder as in use until this process ends
-    try:
-        for name, text in files.items():
-            (staging / name).parent.mkdir(exist_ok=True)
-            binary = isinstance(text, bytes)
-            with open(staging / name, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if binary:
-                os.chmod(staging / name, 0o755 & ~_umask())
-        os.chmod(staging, 0o777 & ~_umask())
-        if not out_dir.exists():
-            os.rename(staging, out_dir)
-            return out_dir
-        generated = set(files)
-        folders = {name.split("/")[0] for name in files if "/" in name} | {_C_FOLDER}
-        for entry in sorted(os.listdir(out_dir)):
-            if entry in generated or entry == _CACHE or _is_stale_module(out_dir / entry):
-                continue
-            if entry in folders and (out_dir / entry).is_dir() and not (out_dir / entry).is_symlink():
-                for child in sorted(os.listdir(out_dir / entry)):  # a folder sls writes into: keep the user's files in it
-                    if f"{entry}/{child}" not in generated and not _is_stale_module(out_dir / entry / child):
-                        (staging / entry).mkdir(exist_ok=True)
-                        _mirror(out_dir / entry / child, staging / entry / child)
-                continue
-            _mirror(out_dir / entry, staging / entry)
-        _exchange(staging, out_dir)
-        # ``staging`` now holds the old contents; keep anything created meanwhile.
-        for entry in os.listdir(staging):
-            if not (out_dir / entry).exists() and entry not in generated and entry != _CACHE and not _is_stale_module(staging / entry):
-                os.rename(staging / entry, out_dir / entry)
-        shutil.rmtree(staging, ignore_errors=True)
-        return out_dir
+        binary = isinstance(text, bytes)
+        with open(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
     except BaseException:
-        if staging.exists() and staging != out_dir:
-            shutil.rmtree(staging, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
         raise
-    finally:
-        if lock is not None:
-            os.close(lock)
+
+
+def _drop_bytecode(folder: Path, names: list[str]) -> None:
+    """Remove cached bytecode of ``names``: a rewrite within the same second and of the same size would not invalidate it."""
+    cache = folder / _CACHE
+    if not cache.is_dir():
+        return
+    stems = {Path(name).stem for name in names}
+    for entry in os.listdir(cache):
+        if entry.split(".", 1)[0] in stems and entry.endswith((".pyc", ".pyo")):
+            with contextlib.suppress(OSError):
+                os.unlink(cache / entry)
 
 
 def _is_stale_module(path: Path) -> bool:
-    """An sls-generated file no longer produced (e.g. after an upgrade, or another target or model name)."""
-    if path.is_symlink():
-        return False
-    if path.is_dir():  # a folder holding nothing but generated files (the C target's c/)
-        return path.name == _C_FOLDER and all(_is_stale_module(path / entry) for entry in os.listdir(path))
-    return (path.suffix in (".py", ".c", ".h") or _is_library_name(path.name)) and path.is_file() and is_generated(path)
+    """An sls-generated file no longer produced (after an upgrade, or for another target or model name)."""
+    return (path.suffix in (".py", ".c", ".h") or _is_library_name(path.name)) and path.is_file() and not path.is_symlink() and is_generated(path)
 
 
-def _mirror(source: Path, target: Path) -> None:
-    """Recreate ``source`` at ``target`` without copying data (hard links)."""
-    if source.is_symlink():
-        os.symlink(os.readlink(source), target)
-    elif source.is_dir():
-        target.mkdir()
-        for entry in os.listdir(source):
-            _mirror(source / entry, target / entry)
-        shutil.copystat(source, target)  # after filling it, so its mtime is the original's
-    else:
+def _sync(folder: Path) -> None:
+    """Flush the folder's entries (the renames) to disk, so they reach it in order."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
         try:
-            os.link(source, target)
-        except OSError:
-            shutil.copy2(source, target)
-
-
-def _remove_stale_staging(parent: Path, name: str) -> None:
-    """Remove staging folders an interrupted earlier run left behind.
-
-    A folder still locked by a running sls (see :func:`_lock`) is left alone.
-    """
-    for entry in parent.glob(f"{_STAGING_PREFIX}{name}-*"):
-        if entry.is_dir() and not entry.is_symlink():
-            try:
-                fd = os.open(entry, os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                if fcntl is not None:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except OSError:
-                        continue  # another sls is writing it right now
-                shutil.rmtree(entry, ignore_errors=True)
-            finally:
-                os.close(fd)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _lock(folder: Path) -> int | None:
-    """Hold an exclusive ``flock`` on ``folder`` (released when the process ends, even by SIGKILL)."""
+    """Hold an exclusive ``flock`` on ``folder`` (waits for another run; released when the process ends, even by SIGKILL)."""
     if fcntl is None:
         return None
     try:
@@ -218,40 +234,8 @@ def _lock(folder: Path) -> int | None:
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError:
         os.close(fd)
         return None
     return fd
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _exchange(first: Path, second: Path) -> None:
-    """Atomically swap two directories (Linux ``renameat2``), else two renames."""
-    libc_name = ctypes.util.find_library("c")
-    renameat2 = None
-    if libc_name:
-        try:
-            renameat2 = ctypes.CDLL(libc_name, use_errno=True).renameat2
-        except (OSError, AttributeError):
-            renameat2 = None
-    if renameat2 is not None:
-        result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
-        if result == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-            raise OSError(code, os.strerror(code), str(second))
-    backup = first.with_name(first.name + "-old")
-    os.rename(second, backup)
-    os.rename(first, second)
-    os.rename(backup, first)

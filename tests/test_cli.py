@@ -19,7 +19,7 @@ from conftest import import_package
 PACKAGE_FILES = {
     "__init__.py", "_runtime.py", "M_fun.py", "M_jac_fun.py", "C_fun.py", "C_jac_fun.py", "phi_fun.py", "phi_jac_fun.py",
     "fric_fun.py", "fric_jac_fun.py", "qddot_fun.py", "linearized_model.py", "input_matrix_fun.py",
-    "input_matrix_jac_fun.py", "tau_fun.py", "T_fun.py", "V_fun.py",
+    "input_matrix_jac_fun.py", "tau_fun.py", "T_fun.py", "V_fun.py", "xdot_fun.py",
 }
 
 
@@ -74,7 +74,7 @@ def test_bare_generate_writes_default_example_into_generated(tmp_path):
     result = run("generate", cwd=tmp_path)
     folder = tmp_path / "generated"
     assert generated_files(folder) == PACKAGE_FILES
-    assert "two_link_arm" in result.stdout and "17 files" in result.stdout
+    assert "two_link_arm" in result.stdout and "18 files" in result.stdout
     pkg = import_package(folder)
     assert pkg.N_DOF == 2 and pkg.qddot_fun([0.1, 0.2, 0.0, 0.0], [0.0, 0.0]).shape == (2,)
     assert "bundled example two_link_arm" in (folder / "M_fun.py").read_text().splitlines()[0]

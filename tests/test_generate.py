@@ -5,7 +5,6 @@ from __future__ import annotations
 import sympy as sp
 
 import sls
-from sls import cli
 from sls.generate import STAGES, generate, progress_steps
 
 
@@ -16,21 +15,7 @@ def test_on_step_is_called_once_per_stage_and_per_module(tmp_path):
     assert steps[:2] == ["derive", "validate"] and steps[-2:] == ["render", "write"]
     assert "codegen qddot_fun" in steps and "codegen linearized_model" in steps
     assert list(report.timings) == list(STAGES)
-    assert report.total > 0 and len(report.files) == 17
-
-
-def test_progress_bar_appears_only_after_the_delay(capsys, monkeypatch):
-    quick = cli._Progress(5, "generating quick")
-    for step in range(5):
-        quick.step(f"step {step}")
-    quick.close()
-    assert "generating quick" not in capsys.readouterr().err
-    monkeypatch.setattr(cli._Progress, "DELAY", -1.0)
-    slow = cli._Progress(5, "generating slow")
-    for step in range(5):
-        slow.step(f"step {step}")
-    slow.close()
-    assert "generating slow" in capsys.readouterr().err
+    assert report.total > 0 and len(report.files) == 18
 
 
 def test_sym_lagrangian_solver_returns_the_folder(tmp_path):

@@ -103,3 +103,19 @@ def test_graph_route_matches_expanded_route_on_the_chain():
 
 def _flat(array) -> list:
     return [e for item in array for e in _flat(item)] if isinstance(array, tuple) else [array]
+
+
+def test_shared_partial_sums_keep_values_and_shrink_the_graph():
+    terms = sp.symbols("c0:6", real=True)
+    sums = [sp.Add(*terms[i:]) * sp.Symbol(f"w{i}", real=True) for i in range(5)]
+    g = Graph()
+    roots = [g.from_sympy(s) for s in sums]
+    shared = g.share_sums(roots)
+    point = {s: 0.1 * (k + 1) for k, s in enumerate(sorted(set().union(*(s.free_symbols for s in sums)), key=str))}
+    for before, after in zip(roots, shared):
+        assert float(g.as_sympy(after).xreplace(point)) == pytest.approx(float(g.as_sympy(before).xreplace(point)), rel=1e-14)
+
+    def additions(outputs):
+        return sum(len(g.args[n]) - 1 for n in g.reachable(outputs) if g.kind[n] == "add")
+
+    assert additions(shared) < additions(roots)

@@ -19,8 +19,8 @@ SLS_FILES = sorted([f"{name}.py" for name in render.MODULES] + ["__init__.py", "
 
 
 def test_package_file_list():
-    assert len(SLS_FILES) == 17
-    assert {"qddot_fun.py", "linearized_model.py", "tau_fun.py", "T_fun.py", "V_fun.py"} <= set(SLS_FILES)
+    assert len(SLS_FILES) == 18
+    assert {"qddot_fun.py", "xdot_fun.py", "linearized_model.py", "tau_fun.py", "T_fun.py", "V_fun.py"} <= set(SLS_FILES)
 
 
 def test_committed_generated_folder_is_up_to_date(tmp_path):

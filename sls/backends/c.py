@@ -488,6 +488,11 @@ class CBackend(Backend):
                 result[name] = lambda name=name, lower=lower: c_function(name, solve_body(name, lower()[0], n, m, failure))
             else:
                 result[name] = lambda name=name, lower=lower: c_function(name, kernel_body(lower()[0]))
+        for function in functions.FUNCTIONS:
+            if function.uses == "qddot_fun":  # xdot = [qdot; qddot]
+                lines = [f"{{ const int status = {prefix}_qddot_fun(x, u, p, out + {n}); if (status != 0) return status; }}"]
+                lines += [f"out[{k}] = x[{n + k}];" for k in range(n)]
+                result[function.name] = lambda name=function.name, lines=lines: c_function(name, lines)
         return result
 
     # -- files --------------------------------------------------------
