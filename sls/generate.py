@@ -117,6 +117,9 @@ def sym_lagrangian_solver(
     forces: object = None,
     name: str = "model",
     simplify: bool = False,
+    constraints: object = None,
+    velocity_constraints: object = None,
+    loads: object = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -134,7 +137,10 @@ def sym_lagrangian_solver(
         Default values of parameters: symbol or name → number.
     inputs, forces : optional
         Input symbols (m) and the generalized forces (n) they produce,
-        linear in the inputs. Without them ``u`` has length n and ``B_u = I``.
+        affine in the inputs. Without them ``u`` has length n and ``B_u = I``.
+    constraints, velocity_constraints, loads : optional
+        Holonomic constraints c(q) = 0, velocity constraints a(q) qdot = 0
+        (linear in qdot) and point loads/body torques (dicts; see the README).
     name : str
         Model name used in the generated headers.
     simplify : bool
@@ -145,5 +151,8 @@ def sym_lagrangian_solver(
     Path
         The output folder.
     """
-    model = model_from_sympy(T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name)
+    model = model_from_sympy(
+        T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
+        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
+    )
     return generate(model, out_dir, simplify=simplify).out_dir

@@ -85,6 +85,12 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         repr(sorted(model.params.items())),
         __version__,
     ]
+    if model.constrained:  # unconstrained models keep the fingerprint they always had
+        parts += [
+            repr([sympy.srepr(c) for c in model.constraints]),
+            repr([sympy.srepr(c) for c in model.velocity_constraints]),
+            f"stabilization={model.stabilization!r}",
+        ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
