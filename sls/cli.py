@@ -225,7 +225,7 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
     if quiet:
         report = generate(loaded, out, simplify=simplify)
     else:
-        with Progress(progress_steps(), f"generating {loaded.name}") as progress:
+        with Progress(progress_steps(loaded), f"generating {loaded.name}") as progress:
             report = generate(loaded, out, on_step=progress.step, simplify=simplify)
     if verbose:
         for stage, seconds in report.timings.items():

@@ -656,7 +656,7 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
     def kernel(arrays: dict, symbols: frozenset = floats) -> Callable[[], Kernel]:
         return lambda: build_kernel(arrays, symbols, reduce)
 
-    return {
+    builders = {
         "M_fun": kernel({"M": d.mass_matrix}),
         "M_jac_fun": kernel({"M_jac": d.mass_matrix_jac}),
         "C_fun": kernel({"C": d.coriolis}),
@@ -673,6 +673,24 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
         "qddot_fun": lambda: qddot_code(d.mass_matrix, rhs, floats, reduce),
         "linearized_model": lambda: linearized_code(d.mass_matrix, rhs, dM, drhs, d.input_matrix, floats, reduce),
     }
+    if model.constrained:
+        builders.update(constraint_builders(d, kernel))
+    return builders
+
+
+def constraint_builders(d: Dynamics, kernel: Callable) -> dict:
+    """A constrained model's kernels (``kernel(arrays)`` builds one); its ``qddot_fun``,
+    ``linearized_model`` and ``multipliers_fun`` solve numerically on these and the
+    unconstrained arrays (the generated ``_constrained`` module), so they have no kernel."""
+    return {
+        "constraint_fun": kernel({"c": d.constraint}),
+        "constraint_jac_fun": kernel({"A": d.constraint_jac}),
+        "constraint_jac_jac_fun": kernel({"A_jac": d.constraint_jac_jac}),
+        "constraint_bias_fun": kernel({"bias": d.constraint_bias}),
+        "constraint_bias_jac_fun": kernel({"bias_jac": d.constraint_bias_jac}),
+        "qddot_fun": None,
+        "linearized_model": None,
+    }
 
 
 def kernels(dynamics: Dynamics, on_module: Callable[[str], None] | None = None) -> dict[str, object]:
@@ -682,7 +700,7 @@ def kernels(dynamics: Dynamics, on_module: Callable[[str], None] | None = None) 
     """
     result = {}
     for name, build in kernel_builders(dynamics).items():
-        result[name] = build()
+        result[name] = build() if build is not None else None
         if on_module is not None:
             on_module(name)
     return result

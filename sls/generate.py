@@ -25,8 +25,10 @@ except ImportError:  # sympy < 1.13
 STAGES = ("derive", "validate", "codegen", "render", "write")
 
 
-def progress_steps() -> int:
-    """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
+def progress_steps(model: object = None) -> int:
+    """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module with code."""
+    if model is not None and model.constrained:  # multipliers_fun has no code of its own
+        return len(STAGES) - 1 + len(render.modules(model)) - len(render.WRAPPERS) - 1
     return len(STAGES) - 1 + len(render.MODULES) - len(render.WRAPPERS)
 
 
@@ -65,7 +67,7 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
-    write.check_target(out_dir, [f"{name}.py" for name in render.MODULES] + ["__init__.py", "_runtime.py"])
+    write.check_target(out_dir, [f"{name}.py" for name in render.modules(model)] + ["__init__.py", "_runtime.py"])
     report = Report(out_dir=out_dir)
 
     def stage(name: str, action: Callable[[], object]) -> object:
