@@ -231,8 +231,10 @@ def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynami
         except Unsupported as exc:
             from .errors import ModelError
 
+            pieces = [model.T, model.V, *model.fric, *model.forces, *model.constraints, *model.velocity_constraints]
+            what = "Piecewise" if any(e.has(sympy.Piecewise) for e in pieces) else str(exc)
             raise ModelError(
-                f"the graph route cannot hold {exc} (e.g. a Piecewise given through the Python API); "
+                f"the graph route cannot hold {what} (given through the Python API); "
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
     return derive_expanded(model, simplify)

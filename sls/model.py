@@ -598,6 +598,8 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
 
 def _velocity_coefficient(expr: sympy.Expr, v: sympy.Symbol, dq: tuple, what: str) -> sympy.Expr:
     """``∂expr/∂v`` for ``expr`` linear in the velocities ``dq`` (refused otherwise, naming the term)."""
+    if expr == 0:
+        return sympy.Integer(0)
     _check_linear_in_velocities(expr, dq, what)
     return sympy.diff(expr, v)
 
