@@ -29,7 +29,19 @@ from sympy.printing.pycode import PythonCodePrinter
 from .derive import Dynamics
 
 
-class ScalarPrinter(PythonCodePrinter):
+class _MinMax:
+    """``Max``/``Min`` of any number of arguments as nested two-argument calls of ``MAX``/``MIN``."""
+
+    MAX, MIN = "max", "min"
+
+    def _print_Max(self, expr: sympy.Max) -> str:
+        return _nested_call(self, self.MAX, expr.args)
+
+    def _print_Min(self, expr: sympy.Min) -> str:
+        return _nested_call(self, self.MIN, expr.args)
+
+
+class ScalarPrinter(_MinMax, PythonCodePrinter):
     """Prints expressions for Python floats (``math.sin``, exact float literals)."""
 
     def __init__(self) -> None:
@@ -51,19 +63,15 @@ class ScalarPrinter(PythonCodePrinter):
         at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
         return f"(1.0 if {arg} > 0.0 else 0.0 if {arg} < 0.0 else {at_zero})"
 
-    def _print_Max(self, expr: sympy.Max) -> str:
-        return _nested_call(self, "max", expr.args)
-
-    def _print_Min(self, expr: sympy.Min) -> str:
-        return _nested_call(self, "min", expr.args)
-
     def expression(self, expr: sympy.Expr) -> str:
         """``expr`` as code, without a redundant pair of outer parentheses."""
         return _strip_parens(self.doprint(expr))
 
 
-class BatchPrinter(NumPyPrinter):
+class BatchPrinter(_MinMax, NumPyPrinter):
     """Prints expressions for numpy arrays (``np.sin``, exact float literals)."""
+
+    MAX, MIN = "np.maximum", "np.minimum"
 
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
@@ -82,12 +90,6 @@ class BatchPrinter(NumPyPrinter):
     def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
         at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
         return f"np.heaviside({self._print(expr.args[0])}, {at_zero})"
-
-    def _print_Max(self, expr: sympy.Max) -> str:
-        return _nested_call(self, "np.maximum", expr.args)
-
-    def _print_Min(self, expr: sympy.Min) -> str:
-        return _nested_call(self, "np.minimum", expr.args)
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
         # Nested np.where: every branch is evaluated on the whole batch, the condition picks per entry.
