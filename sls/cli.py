@@ -132,11 +132,14 @@ def load_model(
     inputs: tuple,
     forces: tuple,
     links: int | None = None,
+    constraints: tuple = (),
+    velocity_constraints: tuple = (),
 ):
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``)."""
     if links is not None and model != NLINK:
         raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
+    inline = inline or bool(constraints) or bool(velocity_constraints)
     param_values = dict(parse_param(p) for p in params)
     if model is not None and inline:
         raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
@@ -156,6 +159,8 @@ def load_model(
             forces=list(forces) if forces else None,
             name="model",
             source="inline flags",
+            constraints=list(constraints) or None,
+            velocity_constraints=list(velocity_constraints) or None,
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
@@ -197,13 +202,15 @@ def _load_named(model: str):
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Parameter default, repeatable (also overrides a model file's [params]).")
 @click.option("--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map).")
 @click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
+@click.option("--constraint", "constraints", multiple=True, metavar="EXPR", help="Holonomic constraint c(q) = 0, repeatable (inline model).")
+@click.option("--velocity-constraint", "velocity_constraints", multiple=True, metavar="EXPR", help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc).")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, simplify, target, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -214,13 +221,13 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, out, links, s
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links)
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
     if quiet:
         report = generate(loaded, out, simplify=simplify, target=target)
     else:
-        with Progress(progress_steps(target), f"generating {loaded.name}") as progress:
+        with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
             report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
     if verbose:
         for stage, seconds in report.timings.items():

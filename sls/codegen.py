@@ -33,7 +33,19 @@ from .graph_print import Style
 from .lowering import UNROLL_MAX, Check, Fail, Let, Lowered, SolveProgram, text_of
 
 
-class ScalarPrinter(PythonCodePrinter):
+class _MinMax:
+    """``Max``/``Min`` of any number of arguments as nested two-argument calls of ``MAX``/``MIN``."""
+
+    MAX, MIN = "max", "min"
+
+    def _print_Max(self, expr: sympy.Max) -> str:
+        return _nested_call(self, self.MAX, expr.args)
+
+    def _print_Min(self, expr: sympy.Min) -> str:
+        return _nested_call(self, self.MIN, expr.args)
+
+
+class ScalarPrinter(_MinMax, PythonCodePrinter):
     """Prints expressions for Python floats (``math.sin``, exact float literals)."""
 
     def __init__(self) -> None:
@@ -49,13 +61,21 @@ class ScalarPrinter(PythonCodePrinter):
             return "(" + "*".join([base] * int(expr.exp)) + ")"
         return super()._print_Pow(expr, rational=rational)
 
+    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
+        # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0: a float in every case.
+        arg = self.parenthesize(expr.args[0], PRECEDENCE["Relational"], strict=True)
+        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"(1.0 if {arg} > 0.0 else 0.0 if {arg} < 0.0 else {at_zero})"
+
     def expression(self, expr: sympy.Expr) -> str:
         """``expr`` as code, without a redundant pair of outer parentheses."""
         return _strip_parens(self.doprint(expr))
 
 
-class BatchPrinter(NumPyPrinter):
+class BatchPrinter(_MinMax, NumPyPrinter):
     """Prints expressions for numpy arrays (``np.sin``, exact float literals)."""
+
+    MAX, MIN = "np.maximum", "np.minimum"
 
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
@@ -70,6 +90,34 @@ class BatchPrinter(NumPyPrinter):
     def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
         # Arrays are float64, so integer powers need no float workaround.
         return self._hprint_Pow(expr, rational=rational, sqrt="np.sqrt")
+
+    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
+        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"np.heaviside({self._print(expr.args[0])}, {at_zero})"
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        # Nested np.where: every branch is evaluated on the whole batch, the condition picks per entry.
+        text = "np.nan"
+        for value, condition in reversed(expr.args):
+            if condition == sympy.true:
+                text = self._print(value)
+            else:
+                text = f"np.where({self._print(condition)}, {self._print(value)}, {text})"
+        return text
+
+
+def _float_text(printer: object, value: sympy.Expr) -> str:
+    """``value`` printed as a float where it is a number (so Python arithmetic stays in floats)."""
+    return repr(float(value)) if value.is_Number else printer._print(value)
+
+
+def _nested_call(printer: object, name: str, args: tuple) -> str:
+    """``name(a, name(b, c))`` for a Max/Min of any number of arguments; numbers print as floats."""
+    texts = [_float_text(printer, a) for a in args]
+    text = texts[-1]
+    for item in reversed(texts[:-1]):
+        text = f"{name}({item}, {text})"
+    return text
 
 
 SCALAR = ScalarPrinter()
@@ -250,7 +298,9 @@ def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:
     n, m = dynamics.model.n, dynamics.model.m
     builders = {}
     for name, lower in lowering.lowerers(dynamics, PATHS, UNROLL_MAX).items():
-        if name in ("qddot_fun", "linearized_model"):
+        if lower is None:
+            builders[name] = None  # solved at run time (a constrained model)
+        elif name in ("qddot_fun", "linearized_model"):
             builders[name] = lambda name=name, lower=lower: solver_code(name, lower(), n, m)
         else:
             builders[name] = lambda lower=lower: build_kernel(*lower())
@@ -264,7 +314,7 @@ def kernels(dynamics: Dynamics, on_module: Callable[[str], None] | None = None) 
     """
     result = {}
     for name, build in kernel_builders(dynamics).items():
-        result[name] = build()
+        result[name] = build() if build is not None else None
         if on_module is not None:
             on_module(name)
     return result

@@ -43,6 +43,7 @@ from .errors import ControlError, MissingDependencyError
 __all__ = [
     "LQRResult",
     "controllability_rank",
+    "constraint_basis",
     "ctrb",
     "discretize",
     "dlqr",
@@ -206,9 +207,15 @@ def equilibrium_input(pkg, x, *, params: dict | None = None, tol: float = 1e-8) 
     params = _params(module, params)
     x = _state(module, x, "x")
     n = module.N_DOF
-    needed = np.asarray(_call(module, "tau_fun", x, np.zeros(n), params=params), dtype=float)
-    B_u = np.asarray(_call(module, "input_matrix_fun", x, params=params), dtype=float).reshape(n, module.N_INPUTS)
-    u, *_ = np.linalg.lstsq(B_u, needed, rcond=None)
+    if _constrained(module):
+        # qddot is affine in u (lam included): qddot(x, u) = qddot(x, 0) + (dqddot/du) u.
+        free = np.asarray(_call(module, "qddot_fun", x, np.zeros(module.N_INPUTS), params=params), dtype=float)
+        _, B = _call(module, "linearized_model", x, np.zeros(module.N_INPUTS), params=params)
+        u, *_ = np.linalg.lstsq(np.asarray(B, dtype=float)[n:], -free, rcond=None)
+    else:
+        needed = np.asarray(_call(module, "tau_fun", x, np.zeros(n), params=params), dtype=float)
+        B_u = np.asarray(_call(module, "input_matrix_fun", x, params=params), dtype=float).reshape(n, module.N_INPUTS)
+        u, *_ = np.linalg.lstsq(B_u, needed, rcond=None)
     qddot = np.asarray(_call(module, "qddot_fun", x, u, params=params), dtype=float)
     residual = float(np.linalg.norm(qddot))
     scale = max(1.0, float(np.linalg.norm(_call(module, "qddot_fun", x, np.zeros(module.N_INPUTS), params=params))))
@@ -285,6 +292,9 @@ class LQRResult:
     Q: np.ndarray = field(repr=False)  #: (2n, 2n) state weight
     R: np.ndarray = field(repr=False)  #: (m, m) input weight
     dt: float | None = None  #: sample time of a :func:`dlqr` design (``A``, ``B`` are then the discrete ones); None: continuous
+    #: constrained package: the basis T of the reduced coordinates z = Tᵀ δx the design was made on
+    #: (``poles`` are those of the reduced loop, 2n − k_h − k of them); None otherwise
+    basis: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def E(self) -> np.ndarray:
@@ -368,7 +378,9 @@ def lqr(
         modes), a weight has the wrong shape or sign, or the Riccati equation
         has no stabilizing solution.
     """
-    A, B, x_eq, u_eq, Q, R, N = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    A_full, B_full, x_eq, u_eq, Q_full, R, N_full = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    basis = _constraint_basis(pkg, x_eq, params)
+    A, B, Q, N = _reduced(basis, A_full, B_full, Q_full, N_full)
     _check_stabilizable(A, B, discrete=False)
     try:
         S = scipy.linalg.solve_continuous_are(A, B, Q, R, s=N)
@@ -380,7 +392,58 @@ def lqr(
     if not np.all(poles.real < 0):
         raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
     order = np.lexsort((poles.imag, poles.real))
-    return LQRResult(K=K, S=S, poles=poles[order], A=A, B=B, x_eq=x_eq, u_eq=u_eq, Q=Q, R=R)
+    K, S = _expanded(basis, K, S)
+    return LQRResult(K=K, S=S, poles=poles[order], A=A_full, B=B_full, x_eq=x_eq, u_eq=u_eq, Q=Q_full, R=R, basis=basis)
+
+
+def _constrained(module: ModuleType) -> bool:
+    return getattr(module, "N_CONSTRAINTS", 0) > 0
+
+
+def constraint_basis(pkg, x, *, params: dict | None = None) -> np.ndarray | None:
+    """An orthonormal basis ``T`` (2n × 2n − k_h − k) of the state directions that keep the constraints at ``x``.
+
+    For a constrained package: ``δq`` in the null space of the holonomic rows
+    of ``A = constraint_jac_fun(x)`` and ``δq̇`` in the null space of all of
+    ``A`` (at rest, the linearized constraints are ``A_h δq = 0`` and
+    ``A δq̇ = 0``). The reduced coordinates are ``z = Tᵀ δx``; :func:`lqr` and
+    :func:`dlqr` design on ``(Tᵀ A T, Tᵀ B)``. ``None`` for an unconstrained package.
+    """
+    module = load_package(pkg)
+    if not _constrained(module):
+        return None
+    params = _params(module, params)
+    x = _state(module, x, "x")
+    n = module.N_DOF
+    A = np.asarray(_call(module, "constraint_jac_fun", x, params=params), dtype=float).reshape(-1, n)
+    positions = scipy.linalg.null_space(A[: module.N_HOLONOMIC]) if module.N_HOLONOMIC else np.eye(n)
+    velocities = scipy.linalg.null_space(A)
+    return scipy.linalg.block_diag(positions, velocities)
+
+
+def _constraint_basis(pkg, x_eq, params):
+    """:func:`constraint_basis` at an equilibrium, which must satisfy the constraints."""
+    module = load_package(pkg)
+    if not _constrained(module):
+        return None
+    values = np.asarray(_call(module, "constraint_fun", x_eq, params=_params(module, params)), dtype=float)
+    if not np.all(np.abs(values) <= 1e-6 * max(1.0, float(np.abs(x_eq).max()))):
+        raise ControlError(f"x_eq = {_fmt(x_eq)} violates the constraints: constraint_fun(x_eq) = {_fmt(values)}")
+    return constraint_basis(module, x_eq, params=params)
+
+
+def _reduced(basis, A, B, Q, N):
+    """The linearization and weights in the reduced coordinates ``z = Tᵀ δx`` (unchanged without constraints)."""
+    if basis is None:
+        return A, B, Q, N
+    return basis.T @ A @ basis, basis.T @ B, basis.T @ Q @ basis, None if N is None else basis.T @ N
+
+
+def _expanded(basis, K, S):
+    """A reduced design's gain and Riccati solution in the full state: ``K Tᵀ``, ``T S Tᵀ``."""
+    if basis is None:
+        return K, S
+    return K @ basis.T, basis @ S @ basis.T
 
 
 _UNWEIGHTED = "a mode on the imaginary axis is probably not weighted by Q: make Q positive definite"
@@ -412,7 +475,9 @@ def dlqr(
         dt = float(dt)
     except (TypeError, ValueError):
         raise ControlError(f"dt must be a positive number, got {dt!r}") from None
-    A, B, x_eq, u_eq, Q, R, N = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    A_full, B_full, x_eq, u_eq, Q_full, R, N_full = _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol)
+    basis = _constraint_basis(pkg, x_eq, params)
+    A, B, Q, N = _reduced(basis, A_full, B_full, Q_full, N_full)
     Ad, Bd = discretize(A, B, dt)
     _check_stabilizable(Ad, Bd, discrete=True)
     try:
@@ -425,7 +490,10 @@ def dlqr(
     if not np.all(np.abs(poles) < 1):
         raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
     order = np.lexsort((poles.imag, -np.abs(poles)))
-    return LQRResult(K=K, S=S, poles=poles[order], A=Ad, B=Bd, x_eq=x_eq, u_eq=u_eq, Q=Q, R=R, dt=dt)
+    K, S = _expanded(basis, K, S)
+    if basis is not None:
+        Ad, Bd = discretize(A_full, B_full, dt)
+    return LQRResult(K=K, S=S, poles=poles[order], A=Ad, B=Bd, x_eq=x_eq, u_eq=u_eq, Q=Q_full, R=R, dt=dt, basis=basis)
 
 
 def _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol):

@@ -57,6 +57,13 @@ class Dynamics:
     never needs the tensor). :meth:`as_sympy` gives any array as sympy
     expressions on either route.
 
+    A constrained model (k constraints, holonomic rows first) also has
+    ``constraint`` (k): ``c(q)`` and ``a(q) q̇``; ``constraint_jac`` (k, n):
+    ``A``; ``constraint_jac_jac`` (k, n, 2n): ``∂A/∂x``; ``constraint_bias``
+    (k): ``g = −Ȧ q̇ − 2ω A q̇ − ω² c`` (ω the Baumgarte rate, ``c`` zero for
+    the velocity rows), so that ``A q̈ = g``; ``constraint_bias_jac`` (k, 2n).
+    Unconstrained models have empty tuples there.
+
     ``arrays`` (set by :func:`derive`) holds every array the generated
     functions evaluate, by name (:func:`function_arrays`).
     """
@@ -78,6 +85,11 @@ class Dynamics:
     method: str = "expanded"
     graph: Graph | None = None
     energies: tuple = ()
+    constraint: tuple = ()
+    constraint_jac: tuple = ()
+    constraint_jac_jac: tuple = ()
+    constraint_bias: tuple = ()
+    constraint_bias_jac: tuple = ()
     arrays: dict | None = None
 
     def as_sympy(self, array: tuple) -> tuple:
@@ -85,6 +97,32 @@ class Dynamics:
         if self.graph is None:
             return array
         return _nest(self.graph.as_sympy_list(_flat(array)), _shape_of(array))
+
+
+class _PiecewiseStep(sympy.Function):
+    """Stands for ``Heaviside(a, H0)`` while differentiating: its derivative is zero away from the switch."""
+
+    nargs = 2
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        return ZERO
+
+
+def diff(expr: sympy.Expr, s: sympy.Symbol) -> sympy.Expr:
+    """``∂expr/∂s``, with ``Heaviside`` (and so ``Max``, ``Min``) differentiated piece by piece.
+
+    sympy differentiates ``Heaviside`` into ``DiracDelta``, an impulse with no
+    numeric value. The generated Jacobians are those of the smooth pieces
+    instead (what a finite difference sees away from the switch), so
+    contact-style laws such as ``k*Max(0, -y)**2`` keep finite derivatives;
+    ``sign`` and ``abs`` keep sympy's derivatives (and are refused where they
+    give a ``DiracDelta``, see :mod:`sls.validate`).
+    """
+    if not expr.has(sympy.Heaviside):
+        return sympy.diff(expr, s)
+    steps = {h: _PiecewiseStep(*h.args) for h in expr.atoms(sympy.Heaviside)}
+    result = sympy.diff(expr.xreplace(steps), s)
+    return result.xreplace({h: sympy.Heaviside(*h.args) for h in result.atoms(_PiecewiseStep)})
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:
@@ -111,7 +149,7 @@ def mass_matrix_derivatives(M: tuple, q: tuple) -> tuple:
     n = len(q)
     result = []
     for l in range(n):
-        upper = {(a, b): sympy.diff(M[a][b], q[l]) for a in range(n) for b in range(a, n)}
+        upper = {(a, b): diff(M[a][b], q[l]) for a in range(n) for b in range(a, n)}
         result.append(tuple(tuple(upper[min(a, b), max(a, b)] for b in range(n)) for a in range(n)))
     return tuple(result)
 
@@ -152,7 +190,7 @@ def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
         key = (min(a, b), max(a, b), min(i, l), max(i, l))
         if key not in second:
             first = dM[key[2]][key[0]][key[1]]
-            second[key] = sympy.diff(first, q[key[3]]) if first != 0 else ZERO
+            second[key] = diff(first, q[key[3]]) if first != 0 else ZERO
         return second[key]
 
     half = sympy.Rational(1, 2)
@@ -173,7 +211,7 @@ def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
 
 def jacobian(vector: tuple, x: tuple) -> tuple:
     """``J[a][l] = ∂vector_a/∂x_l``, shape (len(vector), len(x))."""
-    return tuple(tuple(sympy.diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
+    return tuple(tuple(diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
 def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynamics:
@@ -191,7 +229,20 @@ def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynami
         raise ValueError(f"derivation method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "auto":
         method = choose_method(model, simplify)
-    dynamics = derive_on_graph(model) if method == "graph" else derive_expanded(model, simplify)
+    if method == "graph":
+        try:
+            dynamics = derive_on_graph(model)
+        except Unsupported as exc:
+            from .errors import ModelError
+
+            pieces = [model.T, model.V, *model.fric, *model.forces, *model.constraints, *model.velocity_constraints]
+            what = "Piecewise" if any(e.has(sympy.Piecewise) for e in pieces) else str(exc)
+            raise ModelError(
+                f"the graph route cannot hold {what} (given through the Python API); "
+                "derive this model with method='expanded' (or 'auto')"
+            ) from None
+    else:
+        dynamics = derive_expanded(model, simplify)
     return replace(dynamics, arrays=function_arrays(dynamics))
 
 
@@ -208,8 +259,10 @@ def function_arrays(d: Dynamics) -> dict:
     ``B_u_jac``, ``T``, ``V``), and what the solving functions combine from
     them: ``rhs = B_u u − C q̇ − φ − fric`` (n), ``drhs = ∂rhs/∂x`` at fixed
     ``q̈`` (n, 2n), ``dM[a][b][l] = ∂M_ab/∂q_l`` (n, n, n) and ``tau = M q̈ +
-    C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`.
-    Entries are sympy expressions, or graph nodes on the graph route.
+    C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`;
+    a constrained model's ``c``, ``A``, ``A_jac``, ``bias`` and ``bias_jac``
+    (the ``constraint*`` fields). Entries are sympy expressions, or graph nodes
+    on the graph route.
     """
     model = d.model
     n, m = model.n, model.m
@@ -265,6 +318,11 @@ def function_arrays(d: Dynamics) -> dict:
         "rhs": rhs,
         "dM": dM,
         "drhs": drhs,
+        "c": d.constraint,
+        "A": d.constraint_jac,
+        "A_jac": d.constraint_jac_jac,
+        "bias": d.constraint_bias,
+        "bias_jac": d.constraint_bias_jac,
     }
 
 
@@ -332,16 +390,17 @@ def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:
         for k in range(n)
     )
     M_jac = tuple(tuple(tuple(dM[l][a][b] for l in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n))
-    phi = tuple(sympy.diff(model.V, qk) for qk in q)
+    phi = tuple(diff(model.V, qk) for qk in q)
     if simplify:
         phi = tuple(sympy.trigsimp(entry) for entry in phi)
-    phi_jac = tuple(tuple(sympy.diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
+    phi_jac = tuple(tuple(diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
     phi_jac = tuple(
         tuple(phi_jac[min(k, l)][max(k, l)] for l in range(n)) + (ZERO,) * n for k in range(n)
     )
-    B = tuple(tuple(sympy.diff(force, u) for u in model.inputs) for force in model.forces)
-    B_jac = tuple(tuple(tuple(sympy.diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
+    B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
+    B_jac = tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
     return Dynamics(
+        **_constraint_terms_expanded(model),
         model=model,
         mass_matrix=M,
         mass_matrix_jac=M_jac,
@@ -357,6 +416,62 @@ def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:
         input_matrix=B,
         input_matrix_jac=B_jac,
     )
+
+
+def _constraint_terms_expanded(model: Model) -> dict:
+    """The constraint fields of :class:`Dynamics` as sympy expressions (empty when unconstrained)."""
+    if not model.constrained:
+        return {}
+    n, q, dq, x = model.n, model.q, model.dq, model.state
+    holonomic, rolling = model.constraints, model.velocity_constraints
+    A = [[diff(c, qj) for qj in q] for c in holonomic] + [[diff(v, dqj) for dqj in dq] for v in rolling]
+    velocity = [sympy.Add(*(A[i][j] * dq[j] for j in range(n))) for i in range(len(holonomic))] + list(rolling)
+    bias = []
+    omega = sympy.Float(model.stabilization)
+    for i, v in enumerate(velocity):
+        entry = -sympy.Add(*(diff(v, q[l]) * dq[l] for l in range(n)))
+        if model.stabilization:
+            entry -= 2 * omega * v + (omega**2 * holonomic[i] if i < len(holonomic) else ZERO)
+        bias.append(entry)
+    return {
+        "constraint": tuple(holonomic) + tuple(rolling),
+        "constraint_jac": tuple(tuple(row) for row in A),
+        "constraint_jac_jac": tuple(tuple(tuple(diff(a, q[l]) if l < n and a != 0 else ZERO for l in range(2 * n)) for a in row) for row in A),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": jacobian(tuple(bias), x),
+    }
+
+
+def _constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> dict:
+    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained)."""
+    if not model.constrained:
+        return {}
+    n = model.n
+    x = q + dq
+    holonomic = [graph.from_sympy(c) for c in model.constraints]
+    rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
+    A = (graph.jacobian(holonomic, q) if holonomic else []) + (graph.jacobian(rolling, dq) if rolling else [])
+    velocity = [graph.add(graph.mul((A[i][j], dq[j])) for j in range(n)) for i in range(len(holonomic))] + rolling
+    convective = graph.forward(velocity, dict(zip(q, dq)))
+    bias = [graph.neg(e) for e in convective]
+    if model.stabilization:
+        omega = sympy.Float(model.stabilization)
+        two_omega, omega2 = graph.number(2 * omega), graph.number(omega**2)
+        for i, v in enumerate(velocity):
+            terms = [bias[i], graph.neg(graph.mul((two_omega, v)))]
+            if i < len(holonomic):
+                terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
+            bias[i] = graph.add(terms)
+    A_flat = [e for row in A for e in row]
+    dA = [graph.forward(A_flat, {q[l]: graph.one}) for l in range(n)]
+    k = len(A)
+    return {
+        "constraint": tuple(holonomic + rolling),
+        "constraint_jac": _nest(A_flat, (k, n)),
+        "constraint_jac_jac": _nest([dA[l][r] if l < n else graph.zero for r in range(k * n) for l in range(2 * n)], (k, n, 2 * n)),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": _nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
+    }
 
 
 # --------------------------------------------------------------------------
@@ -453,6 +568,7 @@ def derive_on_graph(model: Model) -> Dynamics:
 
     m = model.m
     return Dynamics(
+        **_constraint_terms_graph(model, graph, q, dq),
         model=model,
         mass_matrix=_nest(M_flat, (n, n)),
         mass_matrix_jac=_nest([dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)),

@@ -57,6 +57,11 @@ FUNCTIONS: dict[str, tuple[object, int]] = {
     "sqrt": (sympy.sqrt, 1),
     "abs": (sympy.Abs, 1),
     "sign": (sympy.sign, 1),
+    # Piecewise-smooth functions for contact-style laws (k*Max(0, -y)^2, c*Heaviside(-y)*dy): their
+    # derivatives are taken piece by piece (sls.derive.diff), so derived terms stay finite.
+    "Max": (sympy.Max, 2),
+    "Min": (sympy.Min, 2),
+    "Heaviside": (sympy.Heaviside, 1),
 }
 
 #: Named constants.

@@ -10,7 +10,7 @@ both take names, argument lists, shapes and docs from here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,9 @@ class Function:
     names of the derived arrays it evaluates (see
     :func:`sls.derive.function_arrays`); ``solve`` marks the functions that
     solve with the mass matrix (``arrays[0]`` is ``M``); ``uses`` names the
-    function a wrapper is computed from (it has no kernel of its own).
+    function a wrapper is computed from (it has no kernel of its own);
+    ``numeric`` marks a constrained model's solves, computed at run time
+    from other functions' values (no kernel of their own either).
     """
 
     name: str
@@ -47,15 +49,16 @@ class Function:
     arrays: tuple
     solve: bool = False
     uses: str | None = None
+    numeric: bool = False
 
-    def shape(self, n: int, m: int, output: int = 0) -> tuple:
+    def shape(self, n: int, m: int, output: int = 0, k: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
-        return sizes(self.outputs[output][1], n, m)
+        return sizes(self.outputs[output][1], n, m, k)
 
 
-def sizes(shape: tuple, n: int, m: int) -> tuple:
-    """``shape`` (sizes as ``"n"``, ``"2n"``, ``"m"``) with numbers."""
-    return tuple({"n": n, "2n": 2 * n, "m": m}[s] for s in shape)
+def sizes(shape: tuple, n: int, m: int, k: int = 0) -> tuple:
+    """``shape`` (sizes as ``"n"``, ``"2n"``, ``"m"``, ``"k"`` constraints) with numbers."""
+    return tuple({"n": n, "2n": 2 * n, "m": m, "k": k}[s] for s in shape)
 
 
 def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple = (STATE,)) -> Function:
@@ -122,9 +125,56 @@ FUNCTIONS = (
     ),
 )
 
+#: A constrained model's extra array functions of x (k constraints, holonomic rows first).
+CONSTRAINT_FUNCTIONS = (
+    _array("constraint_fun", "Constraint values [c(q); a(q) qdot] (zero on the constrained motion).", "c", ("k",)),
+    _array(
+        "constraint_jac_fun",
+        "Constraint Jacobian A(q) (rows dc/dq, then the rows a(q) of the velocity constraints): A qdot = 0.",
+        "A",
+        ("k", "n"),
+    ),
+    _array(
+        "constraint_jac_jac_fun",
+        "Jacobian of the constraint Jacobian: constraint_jac_jac[:, :, i] = dA/dx_i (zero for the qdot half).",
+        "A_jac",
+        ("k", "n", "2n"),
+    ),
+    _array(
+        "constraint_bias_fun",
+        "Constraint bias g(x) = -dA/dt qdot (minus the Baumgarte terms, if any): A qddot = g.",
+        "bias",
+        ("k",),
+    ),
+    _array("constraint_bias_jac_fun", "Jacobian of the constraint bias: constraint_bias_jac[:, i] = dg/dx_i.", "bias_jac", ("k", "2n")),
+)
+#: The constraint forces' multipliers of a constrained model (solved at run time).
+MULTIPLIERS = Function(
+    "multipliers_fun", "Constraint multipliers lambda (M qddot + ... = B_u u - fric + A' lambda).", (STATE, INPUT), (("lambda", ("k",)),), (),
+    numeric=True,
+)
+
+
+def for_model(model: object) -> tuple:
+    """The functions of ``model``'s package, in the order of its ``__init__``.
+
+    A constrained model adds the constraint functions and ``multipliers_fun``;
+    its ``qddot_fun`` and ``linearized_model`` solve at run time with the
+    constraints (:data:`Function.numeric`).
+    """
+    if not getattr(model, "constrained", False):
+        return FUNCTIONS
+    arrays = tuple(f for f in FUNCTIONS if not f.solve and not f.uses)
+    solves = tuple(replace(f, numeric=True) for f in FUNCTIONS if f.solve) + (MULTIPLIERS,)
+    return arrays + CONSTRAINT_FUNCTIONS + solves + tuple(f for f in FUNCTIONS if f.uses)
+
+
 #: Functions by name.
-BY_NAME = {f.name: f for f in FUNCTIONS}
-#: The functions with code of their own (every one but the wrappers).
-KERNELS = tuple(f.name for f in FUNCTIONS if f.uses is None)
-#: Every function name, in order.
-NAMES = tuple(BY_NAME)
+BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + (MULTIPLIERS,)}
+
+
+def built(model: object) -> tuple:
+    """The functions of ``model`` the codegen stage builds (every one but the wrappers), by name."""
+    return tuple(f.name for f in for_model(model) if f.uses is None)
+#: Every function name of an unconstrained model's package, in order.
+NAMES = tuple(f.name for f in FUNCTIONS)

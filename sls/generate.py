@@ -32,9 +32,9 @@ def stages(target: str = "python") -> tuple:
     return STAGES[:-1] + ("compile",) + STAGES[-1:] if backend(target).compiles else STAGES
 
 
-def progress_steps(target: str = "python") -> int:
-    """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per module."""
-    return len(stages(target)) - 1 + len(functions.KERNELS)
+def progress_steps(model: object = None, target: str = "python") -> int:
+    """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
+    return len(stages(target)) - 1 + len(functions.built(model))
 
 
 @dataclass
@@ -82,6 +82,7 @@ def generate(
         raise ModelError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     chosen = backend(target)
     chosen.check_environment()
+    chosen.check_model(model)
     write.check_target(out_dir, chosen.file_names(model))
     report = Report(out_dir=out_dir)
 
@@ -114,7 +115,7 @@ def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | 
     try:
         code = {}
         for name, build in chosen.builders(dynamics).items():
-            code[name] = build()
+            code[name] = build() if build is not None else None
             if on_step is not None:
                 on_step(f"codegen {name}")
         return code
@@ -141,6 +142,9 @@ def sym_lagrangian_solver(
     forces: object = None,
     name: str = "model",
     simplify: bool = False,
+    constraints: object = None,
+    velocity_constraints: object = None,
+    loads: object = None,
     target: str = "python",
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
@@ -159,7 +163,10 @@ def sym_lagrangian_solver(
         Default values of parameters: symbol or name → number.
     inputs, forces : optional
         Input symbols (m) and the generalized forces (n) they produce,
-        linear in the inputs. Without them ``u`` has length n and ``B_u = I``.
+        affine in the inputs. Without them ``u`` has length n and ``B_u = I``.
+    constraints, velocity_constraints, loads : optional
+        Holonomic constraints c(q) = 0, velocity constraints a(q) qdot = 0
+        (linear in qdot) and point loads/body torques (dicts; see the README).
     name : str
         Model name used in the generated headers.
     simplify : bool
@@ -173,5 +180,8 @@ def sym_lagrangian_solver(
     Path
         The output folder.
     """
-    model = model_from_sympy(T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name)
+    model = model_from_sympy(
+        T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
+        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
+    )
     return generate(model, out_dir, simplify=simplify, target=target).out_dir

@@ -202,7 +202,7 @@ class Graph:
             return self.mul(children)
         if e.is_Pow:
             return self.pow(*children)
-        if isinstance(e, sympy.Function) and all(isinstance(a, sympy.Expr) for a in e.args):
+        if isinstance(e, (sympy.Function, sympy.Max, sympy.Min)) and all(isinstance(a, sympy.Expr) for a in e.args):
             return self.function(e.func, children)
         raise Unsupported(type(e).__name__)
 
@@ -371,6 +371,8 @@ class Graph:
         return []
 
     def _function_partials(self, func: object, args: tuple) -> list:
+        if func is sympy.Heaviside:  # differentiated piece by piece: zero away from the switch (no DiracDelta)
+            return [self.zero] * len(args)
         key = (func, len(args))
         if key not in self._partials:
             dummies = sympy.symbols(f"_a0:{len(args)}", real=True)

@@ -432,13 +432,17 @@ def function_floats(dynamics: Dynamics, function: functions.Function) -> frozens
 
 def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MAX) -> dict:
     """How to lower every generated function: name → zero-argument callable returning one result per path
-    (:class:`Lowered` for array functions, :class:`SolveProgram` for the solving ones)."""
+    (:class:`Lowered` for array functions, :class:`SolveProgram` for the solving ones), or ``None`` for a
+    function solved at run time (a constrained model's solves); wrappers have no entry."""
     arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
     reduce = reducer(dynamics)
     result = {}
-    for function in functions.FUNCTIONS:
+    for function in functions.for_model(dynamics.model):
         if function.uses:
             continue  # a wrapper: no code of its own
+        if function.numeric:
+            result[function.name] = None
+            continue
         chosen = {key: arrays[key] for key in function.arrays}
         floats = function_floats(dynamics, function)
         if function.solve:

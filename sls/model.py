@@ -25,6 +25,7 @@ import builtins
 import difflib
 import keyword
 import math
+import re
 import sys
 try:
     import tomllib
@@ -65,12 +66,16 @@ class Model:
         Kinetic energy (homogeneous quadratic in ``dq``) and potential energy
         (independent of ``dq``).
     fric : tuple of sympy.Expr, length n
-        Friction forces, on the left-hand side: ``M q̈ + C q̇ + φ = B_u u − fric``.
+        Every generalized force on the left-hand side that no input produces:
+        ``M q̈ + C q̇ + φ + fric = B_u u``. This is the user's friction minus
+        the input-free part of ``forces`` and of the loads (affine forces, see
+        the README), so every generated function sees it.
     inputs : tuple of sympy.Symbol, length m
         Input symbols. When the model declares no input map this is
         ``u1 … un`` and ``forces == inputs`` (``B_u = I``).
     forces : tuple of sympy.Expr, length n
-        Generalized forces produced by the inputs, linear in ``inputs``.
+        Generalized forces produced by the inputs, linear in ``inputs`` (the
+        input part of the declared forces and loads; ``B_u = ∂forces/∂u``).
     params : dict str → float or None
         Every parameter in signature order with its default (``None``: required).
     actuated : bool
@@ -79,6 +84,18 @@ class Model:
         Parameters given a value that appear in no expression.
     file : str or None
         The model file it was read from (errors found later name it).
+    constraints : tuple of sympy.Expr
+        Holonomic constraints ``c(q) = 0`` (expressions in q).
+    velocity_constraints : tuple of sympy.Expr
+        Rolling/velocity constraints ``a(q) q̇ = 0``, each linear in q̇.
+    stabilization : float
+        Baumgarte rate ω (0: off): the constraints are kept as
+        ``A q̈ + Ȧ q̇ + 2ω A q̇ + ω² c = 0``.
+    friction : tuple of sympy.Expr
+        The user's own friction (``fric`` before the input-free forces were folded in).
+    renamed : tuple of (str, str)
+        Symbol names given through the Python API that were mapped onto
+        identifiers (e.g. ``I_{1zz}`` → ``I_1zz``).
     """
 
     name: str
@@ -94,11 +111,17 @@ class Model:
     actuated: bool = True
     unused_params: tuple = ()
     file: str | None = None
+    constraints: tuple = ()
+    velocity_constraints: tuple = ()
+    stabilization: float = 0.0
+    friction: tuple | None = None
+    renamed: tuple = ()
 
     def warnings(self) -> list[str]:
         """Likely mistakes worth a warning: parameters given a value but unused, and
         names that became required parameters although the model gives parameter values."""
         notes = [f"parameter '{name}' is not used by the model" for name in self.unused_params]
+        notes += [f"symbol '{old}' is named '{new}' in the generated code" for old, new in self.renamed]
         given = [name for name, value in self.params.items() if value is not None]
         required = [name for name, value in self.params.items() if value is None]
         if given and required:
@@ -131,6 +154,15 @@ class Model:
     def state(self) -> tuple:
         """The state symbols ``q + dq`` (length 2n)."""
         return self.q + self.dq
+
+    @property
+    def k(self) -> int:
+        """Number of constraints (holonomic first, then velocity constraints)."""
+        return len(self.constraints) + len(self.velocity_constraints)
+
+    @property
+    def constrained(self) -> bool:
+        return self.k > 0
 
 
 # --------------------------------------------------------------------------
@@ -188,13 +220,20 @@ def build_model(
     forces: list | None = None,
     name: str = "model",
     source: str = "Python API",
+    constraints: list | None = None,
+    velocity_constraints: list | None = None,
+    loads: list | None = None,
+    stabilization: float = 0.0,
+    renamed: tuple = (),
 ) -> Model:
     """Check the structure of a model and return it as a :class:`Model`.
 
     ``state`` is a list of 2n names (``str``); ``T``, ``V`` and the entries
     of ``fric`` and ``forces`` are sympy expressions over real symbols;
     ``params`` maps names to default values. ``inputs``/``forces`` are given
-    together or not at all. Raises :class:`ModelError` naming the problem.
+    together or not at all. ``constraints`` (expressions in q),
+    ``velocity_constraints`` (linear in q̇) and ``loads`` (dicts, see
+    :func:`load_forces`) are optional. Raises :class:`ModelError` naming the problem.
     """
     name = safe_label(name, "model")
     source = safe_label(source, "Python API")
@@ -241,9 +280,21 @@ def build_model(
         _check_potential_energy(V, dq)
     except ModelError as exc:
         raise ModelError(f"{exc}{_order_hint(T, V, q, dq)}") from None
-    _check_forces(force_exprs, input_symbols, actuated)
+    user_fric = fric
+    if loads:
+        loaded = load_forces(loads, q, dq, input_symbols, actuated)
+        force_exprs = tuple(f + g if g != 0 else f for f, g in zip(force_exprs, loaded))
+    force_exprs, input_free = _check_forces(force_exprs, input_symbols, actuated)
+    if any(f != 0 for f in input_free):  # the input-free generalized forces move to the left-hand side
+        fric = tuple(f - g if g != 0 else f for f, g in zip(fric, input_free))
+    holonomic, rolling = _check_constraints(constraints, velocity_constraints, q, dq, input_symbols)
+    stabilization = check_value("constraint_stabilization", stabilization)
+    if stabilization < 0:
+        raise ModelError(f"constraint_stabilization: the Baumgarte rate must be >= 0 (0: off), got {stabilization:g}")
 
-    used = set().union(T.free_symbols, V.free_symbols, *(e.free_symbols for e in fric + force_exprs))
+    used = set().union(
+        T.free_symbols, V.free_symbols, *(e.free_symbols for e in fric + force_exprs + holonomic + rolling)
+    )
     known = set(q + dq + input_symbols)
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
@@ -265,6 +316,11 @@ def build_model(
         params=ordered,
         actuated=actuated,
         unused_params=unused,
+        constraints=holonomic,
+        velocity_constraints=rolling,
+        stabilization=stabilization,
+        friction=user_fric,
+        renamed=tuple(renamed),
     )
 
 
@@ -428,31 +484,175 @@ def _check_potential_energy(V: sympy.Expr, dq: tuple) -> None:
         raise ModelError(f"potential energy V must not depend on the velocities; it contains {', '.join(velocities)}")
 
 
-def _check_forces(forces: tuple, inputs: tuple, actuated: bool) -> None:
-    if actuated:
-        return
+def _check_forces(forces: tuple, inputs: tuple, actuated: bool) -> tuple[tuple, tuple]:
+    """Split affine generalized forces into ``(input part, input-free part)``; refuse forces nonlinear in an input."""
+    if actuated and not any(f.free_symbols & set(inputs) - {u} for f, u in zip(forces, inputs)) and forces == inputs:
+        return forces, (sympy.Integer(0),) * len(forces)
+    parts, rests = [], []
+    zero = {u: sympy.Integer(0) for u in inputs}
     for k, force in enumerate(forces):
         for u in inputs:
-            slope = sympy.diff(force, u)
+            slope = diff_piecewise(force, u)
             if slope.free_symbols & set(inputs):
                 raise ModelError(
-                    f"forces[{k}]: generalized force must be linear in the inputs; {brief(force, 100)} is not linear in {u}"
+                    f"forces[{k}]: generalized force must be linear in the inputs (an input-free part is allowed); "
+                    f"{brief(force, 100)} is not linear in {u}"
                 )
-        rest = sympy.expand(force - sum(sympy.diff(force, u) * u for u in inputs))
-        if rest != 0 and rest.free_symbols & set(inputs):
+        if not force.free_symbols & set(inputs):
+            parts.append(sympy.Integer(0))
+            rests.append(force)
+            continue
+        rest = force.xreplace(zero)
+        if rest.free_symbols & set(inputs) or _has_non_finite(rest):
             raise ModelError(f"forces[{k}]: generalized force must be linear in the inputs; {brief(force, 100)} is not")
-        if rest != 0:
-            declared = ", ".join(u.name for u in inputs)
-            raise ModelError(
-                f"forces[{k}]: every term of a generalized force must contain an input (declared inputs: {declared}); "
-                f"'{brief(rest, 100)}' does not: declare its input, or move it into fric"
-            )
-    driving = set().union(*(force.free_symbols for force in forces))
+        parts.append(sympy.Add(*(diff_piecewise(force, u) * u for u in inputs)) if rest != 0 else force)
+        rests.append(rest)
+    driving = set().union(*(force.free_symbols for force in parts))
     idle = [u.name for u in inputs if u not in driving]
-    if idle:
+    if idle and not actuated:
         raise ModelError(
             f"input '{idle[0]}' appears in no generalized force; every declared input must drive some coordinate"
         )
+    return tuple(parts), tuple(rests)
+
+
+def _has_non_finite(expr: sympy.Expr) -> bool:
+    return expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
+
+
+def diff_piecewise(expr: sympy.Expr, s: sympy.Symbol) -> sympy.Expr:
+    """``∂expr/∂s`` as :func:`sls.derive.diff` takes it (``Heaviside`` piece by piece)."""
+    from .derive import diff  # sls.derive builds on this module
+
+    return diff(expr, s)
+
+
+# --------------------------------------------------------------------------
+# loads and constraints
+
+#: The kinds of load: the keys of a ``[[loads]]`` table.
+LOAD_KINDS = (("point", "force"), ("angle", "torque"), ("angular_velocity", "torque"))
+
+
+def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool) -> tuple:
+    """The generalized forces of ``loads`` (length n), summed.
+
+    Each load is a dict: ``point`` (2 or 3 position expressions in q) with
+    ``force`` (components in the same axes): ``(∂point/∂q)ᵀ force``;
+    ``angle`` (planar, an expression in q) with ``torque`` (one expression):
+    ``(∂angle/∂q)ᵀ torque``; or ``angular_velocity`` (3 expressions linear in
+    q̇) with ``torque`` (3 components): ``(∂ω/∂q̇)ᵀ torque``. Force and torque
+    components may use inputs, states and parameters.
+    """
+    n = len(q)
+    total = [sympy.Integer(0)] * n
+    for i, load in enumerate(_as_list(loads, "loads")):
+        what = f"loads[{i}]"
+        if not isinstance(load, dict):
+            raise ModelTypeError(f"{what}: expected a table (dict) with point and force, angle and torque, or angular_velocity and torque")
+        keys = set(load)
+        kind = next((pair for pair in LOAD_KINDS if set(pair) == keys), None)
+        if kind is None:
+            raise ModelError(
+                f"{what}: expected the keys point and force, angle and torque, or angular_velocity and torque; "
+                f"got {', '.join(sorted(map(str, keys))) or 'none'}"
+            )
+        where, load_of = kind
+        if where == "angle":
+            position = (_expression(load["angle"], f"{what}.angle"),)
+            amount = (_expression(load["torque"], f"{what}.torque"),)
+        else:
+            position = tuple(_expression(e, f"{what}.{where}[{j}]") for j, e in enumerate(_as_list(load[where], f"{what}.{where}")))
+            amount = tuple(_expression(e, f"{what}.{load_of}[{j}]") for j, e in enumerate(_as_list(load[load_of], f"{what}.{load_of}")))
+            sizes = (3,) if where == "angular_velocity" else (2, 3)
+            if len(position) not in sizes:
+                raise ModelError(f"{what}.{where}: expected {' or '.join(map(str, sizes))} components, got {len(position)}")
+            if len(amount) != len(position):
+                raise ModelError(
+                    f"{what}: {where} has {len(position)} components but {load_of} has {len(amount)}; give one per axis"
+                )
+        for j, e in enumerate(position):
+            label = f"{what}.{where}" + (f"[{j}]" if where != "angle" else "")
+            if e.free_symbols & set(inputs):
+                raise ModelError(f"{label}: depends on the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]}; only the {load_of} may")
+            if where != "angular_velocity" and e.free_symbols & set(dq):
+                velocities = ", ".join(sorted(s.name for s in e.free_symbols & set(dq)))
+                raise ModelError(f"{label}: a load {where} depends on the coordinates q only; it contains {velocities}")
+        if actuated:
+            for j, e in enumerate(amount):
+                if e.free_symbols & set(inputs):
+                    raise ModelError(
+                        f"{what}.{load_of}: uses the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]} "
+                        "of a model without an input map; declare inputs and forces to drive a load"
+                    )
+        if where == "angular_velocity":
+            jac = [[_velocity_coefficient(e, v, dq, f"{what}.angular_velocity[{j}]") for v in dq] for j, e in enumerate(position)]
+        else:
+            jac = [[diff_piecewise(e, c) for c in q] for e in position]
+        for k in range(n):
+            term = sympy.Add(*(jac[j][k] * amount[j] for j in range(len(position))))
+            if term != 0:
+                total[k] = total[k] + term
+    return tuple(total)
+
+
+def _velocity_coefficient(expr: sympy.Expr, v: sympy.Symbol, dq: tuple, what: str) -> sympy.Expr:
+    """``∂expr/∂v`` for ``expr`` linear in the velocities ``dq`` (refused otherwise, naming the term)."""
+    if expr == 0:
+        return sympy.Integer(0)
+    _check_linear_in_velocities(expr, dq, what)
+    return sympy.diff(expr, v)
+
+
+def _check_linear_in_velocities(expr: sympy.Expr, dq: tuple, what: str) -> None:
+    """Refuse ``expr`` unless it is ``Σ a_j(q) q̇_j``, naming the first offending term."""
+    dq_set = set(dq)
+    slopes_free = all(not (sympy.diff(expr, v).free_symbols & dq_set) for v in dq)
+    rest = expr.xreplace({v: sympy.Integer(0) for v in dq})
+    if slopes_free and rest == 0 and expr.free_symbols & dq_set:
+        return
+    if not expr.free_symbols & dq_set:
+        raise ModelError(f"{what}: must be linear in the velocities (a(q) qdot), but contains none of {', '.join(v.name for v in dq)}")
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        _, velocity_part = term.as_independent(*dq, as_Add=False)
+        if velocity_part not in dq_set:
+            raise ModelError(f"{what}: must be linear in the velocities (a(q) qdot); offending term: {brief(term, 80)}")
+    raise ModelError(f"{what}: must be linear in the velocities (a(q) qdot): {brief(expr, 80)}")
+
+
+def _check_constraints(constraints: list | None, velocity_constraints: list | None, q: tuple, dq: tuple, inputs: tuple) -> tuple:
+    """The holonomic and velocity constraints as tuples of expressions, checked."""
+    n = len(q)
+    holonomic = tuple(
+        _expression(e, f"constraints[{i}]") for i, e in enumerate(_as_list(constraints, "constraints"))
+    ) if constraints is not None else ()
+    rolling = tuple(
+        _expression(e, f"velocity_constraints[{i}]") for i, e in enumerate(_as_list(velocity_constraints, "velocity_constraints"))
+    ) if velocity_constraints is not None else ()
+    for label, group in (("constraints", holonomic), ("velocity_constraints", rolling)):
+        for i, e in enumerate(group):
+            used = e.free_symbols & set(inputs)
+            if used:
+                raise ModelError(f"{label}[{i}]: a constraint cannot depend on the input {sorted(s.name for s in used)[0]}")
+    for i, e in enumerate(holonomic):
+        velocities = sorted(s.name for s in e.free_symbols & set(dq))
+        if velocities:
+            raise ModelError(
+                f"constraints[{i}]: a holonomic constraint depends on the coordinates q only; {brief(e, 60)} contains "
+                f"{', '.join(velocities)} (give constraints on velocities as velocity_constraints, linear in qdot)"
+            )
+        if not e.free_symbols & set(q):
+            raise ModelError(f"constraints[{i}]: {brief(e, 60)} depends on no coordinate, so it constrains nothing")
+    for i, e in enumerate(rolling):
+        _check_linear_in_velocities(e, dq, f"velocity_constraints[{i}]")
+    k = len(holonomic) + len(rolling)
+    if k >= n and k:
+        raise ModelError(
+            f"{k} constraint{'s' if k > 1 else ''} on {n} coordinate{'s' if n > 1 else ''} "
+            f"{'is more than there are coordinates' if k > n else 'leave no degree of freedom'}; "
+            f"a constrained model has at most n - 1 = {n - 1} independent constraints"
+        )
+    return holonomic, rolling
 
 
 # --------------------------------------------------------------------------
@@ -470,12 +670,17 @@ def model_from_strings(
     forces: list | None = None,
     name: str = "model",
     source: str = "inline flags",
+    constraints: list | None = None,
+    velocity_constraints: list | None = None,
+    loads: list | None = None,
+    stabilization: float = 0.0,
 ) -> Model:
     """Build a model from expression strings (TOML files and CLI flags).
 
     ``fric`` is a list of n strings, or the single string ``"0"`` for none.
-    Strings are parsed by :func:`sls.expressions.parse_expression` (never
-    evaluated as code).
+    ``constraints``/``velocity_constraints`` are lists of strings, ``loads``
+    a list of tables of strings (see :func:`load_forces`). Strings are parsed
+    by :func:`sls.expressions.parse_expression` (never evaluated as code).
     """
     if isinstance(fric, str):
         fric_exprs: object = parse_expression(fric, "fric")
@@ -496,7 +701,34 @@ def model_from_strings(
         forces=force_exprs,
         name=name,
         source=source,
+        constraints=_parse_list(constraints, "constraints"),
+        velocity_constraints=_parse_list(velocity_constraints, "velocity_constraints"),
+        loads=None if loads is None else _map_loads(loads, lambda value, what: parse_expression(_text(value, what), what)),
+        stabilization=stabilization,
     )
+
+
+def _parse_list(values: list | None, what: str) -> list | None:
+    if values is None:
+        return None
+    return [parse_expression(_text(v, f"{what}[{i}]"), f"{what}[{i}]") for i, v in enumerate(_as_list(values, what))]
+
+
+def _map_loads(loads: object, convert) -> list:
+    """``loads`` (a list of tables) with every component passed through ``convert(value, what)``."""
+    result = []
+    for i, load in enumerate(_as_list(loads, "loads")):
+        if not isinstance(load, dict):
+            raise ModelTypeError(f"loads[{i}]: expected a table (dict) with point and force, angle and torque, or angular_velocity and torque")
+        entry = {}
+        for key, value in load.items():
+            what = f"loads[{i}].{key}"
+            if isinstance(value, (list, tuple, sympy.MatrixBase)):
+                entry[key] = [convert(v, f"{what}[{j}]") for j, v in enumerate(_as_list(value, what))]
+            else:
+                entry[key] = convert(value, what)
+        result.append(entry)
+    return result
 
 
 def _text(value: object, what: str) -> str:
@@ -516,6 +748,10 @@ def model_from_sympy(
     forces: object = None,
     name: str = "model",
     source: str = "Python API",
+    constraints: object = None,
+    velocity_constraints: object = None,
+    loads: object = None,
+    stabilization: float = 0.0,
 ) -> Model:
     """Build a model from sympy objects (Python model files and the API).
 
@@ -524,7 +760,9 @@ def model_from_sympy(
     values. Symbols are renamed onto sls's real symbols. Functions of time
     (``sympy.physics.mechanics.dynamicsymbols``) are accepted in ``x`` and
     ``inputs``: ``q(t)`` becomes the symbol ``q`` and ``q(t).diff(t)`` the
-    symbol ``dq``, in ``T``, ``V``, ``fric`` and ``forces`` too.
+    symbol ``dq``, in ``T``, ``V``, ``fric`` and ``forces`` too. Names that
+    are not identifiers (sympy.physics.mechanics style, ``I_{1zz}``) are
+    mapped onto identifiers (``I_1zz``); :attr:`Model.renamed` lists them.
     """
     timed, time = _time_functions(_as_list(x, "x") + ([] if inputs is None else _as_list(inputs, "inputs")))
     if timed:
@@ -554,6 +792,20 @@ def model_from_sympy(
                 raise ModelTypeError(f"inputs: entries must be sympy symbols or names, got {s!r}")
             input_list.append(s.name if isinstance(s, sympy.Symbol) else s)
 
+    renamed: dict = {}
+    taken = {names.get(s, s) for s in state} | set(param_values) | set(input_list or ())
+    taken |= _symbol_names([T, V, fric, forces, constraints, velocity_constraints, loads])
+
+    def identifier(name: str, what: str) -> str:
+        if name.isascii() and name.isidentifier() or name in names.values() or not _MECHANICS_NAME.fullmatch(name):
+            return name  # identifiers stay; anything but a mechanics-style name is refused by check_name
+        if name not in renamed:
+            renamed[name] = _identifier(name, taken)
+            taken.add(renamed[name])
+        return renamed[name]
+
+    param_values = {identifier(pname, "params"): value for pname, value in param_values.items()}
+
     def canonical(value: object, what: str) -> object:
         if isinstance(value, str):
             raise ModelTypeError(f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)")
@@ -569,8 +821,9 @@ def model_from_sympy(
             for s in value.free_symbols:
                 if not isinstance(s, sympy.Symbol):
                     continue
-                check_name(s.name, f"{what}: symbol")
-                mapping[s] = symbol(s.name)
+                name = identifier(s.name, what)
+                check_name(name, f"{what}: symbol")
+                mapping[s] = symbol(name)
             return value.xreplace(mapping)
         return value
 
@@ -589,7 +842,43 @@ def model_from_sympy(
         forces=None if forces is None else canonical_list(forces, "forces"),
         name=name,
         source=source,
+        constraints=None if constraints is None else canonical_list(constraints, "constraints"),
+        velocity_constraints=None if velocity_constraints is None else canonical_list(velocity_constraints, "velocity_constraints"),
+        loads=None if loads is None else _map_loads(loads, canonical),
+        stabilization=stabilization,
+        renamed=tuple(renamed.items()),
     )
+
+
+#: sympy.physics.mechanics-style names mapped onto identifiers: ``I_{1zz}``, ``m_{1}``, ``\\theta``, ``q'``.
+_MECHANICS_NAME = re.compile(r"\\?[A-Za-z][A-Za-z0-9_{}^\\',]*")
+
+
+def _symbol_names(values: object) -> set:
+    """The names of the symbols in (nested lists and dicts of) sympy objects."""
+    found, stack = set(), [values]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, (list, tuple, sympy.MatrixBase)):
+            stack += list(value)
+        elif isinstance(value, sympy.Basic):
+            found |= {s.name for s in value.free_symbols if isinstance(s, sympy.Symbol)}
+    return found
+
+
+def _identifier(name: str, taken: set) -> str:
+    """A plain identifier for a sympy.physics.mechanics-style name (``I_{1zz}`` → ``I_1zz``, ``\\theta`` → ``theta``)."""
+    text = "_".join(part for part in re.split(r"[^0-9A-Za-z]+", name.encode("ascii", "ignore").decode()) if part)
+    if not text or text[0].isdigit():
+        text = "p_" + text
+    if keyword.iskeyword(text) or text in RESERVED_NAMES or hasattr(builtins, text):
+        text += "_"
+    candidate, count = text, 2
+    while candidate in taken:
+        candidate, count = f"{text}_{count}", count + 1
+    return candidate
 
 
 def _time_functions(entries: list) -> tuple[dict, object]:
@@ -622,7 +911,10 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
 
 
 #: Keys a TOML model may have.
-MODEL_KEYS = ("state", "T", "V", "fric", "params", "inputs", "forces")
+MODEL_KEYS = (
+    "state", "T", "V", "fric", "params", "inputs", "forces",
+    "constraints", "velocity_constraints", "loads", "constraint_stabilization",
+)
 
 
 def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> Model:
@@ -636,9 +928,14 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ModelFileError(f"{filename}: key 'params' must be a table of NAME = NUMBER")
-    for key in ("state", "inputs", "forces"):
+    for key in ("state", "inputs", "forces", "constraints", "velocity_constraints"):
         if key in data and not isinstance(data[key], list):
             raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
+    if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
+        raise ModelFileError(f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]")
+    stabilization = data.get("constraint_stabilization", 0.0)
+    if isinstance(stabilization, bool) or not isinstance(stabilization, (int, float)):
+        raise ModelFileError(f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)")
     if isinstance(data["fric"], (int, float)) and not isinstance(data["fric"], bool) and data["fric"] == 0:
         data = {**data, "fric": "0"}  # fric = 0 means no friction, like fric = "0"
     if not isinstance(data["fric"], (list, str)):
@@ -657,6 +954,10 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             forces=data.get("forces"),
             name=name,
             source=source,
+            constraints=data.get("constraints"),
+            velocity_constraints=data.get("velocity_constraints"),
+            loads=data.get("loads"),
+            stabilization=stabilization,
         )
     except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
         if str(exc).startswith(filename):
@@ -668,7 +969,8 @@ def load_python(path: str | Path) -> Model:
     """Run a Python model file (the user's own code) and read its model.
 
     The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
-    ``inputs`` and ``forces`` at module level.
+    ``inputs``, ``forces``, ``constraints``, ``velocity_constraints``,
+    ``loads`` and ``constraint_stabilization`` at module level.
     """
     import runpy
 
@@ -699,6 +1001,10 @@ def load_python(path: str | Path) -> Model:
             forces=namespace.get("forces"),
             name=path.stem,
             source=f"model file {path.name}",
+            constraints=namespace.get("constraints"),
+            velocity_constraints=namespace.get("velocity_constraints"),
+            loads=namespace.get("loads"),
+            stabilization=namespace.get("constraint_stabilization", 0.0),
         )
     except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None

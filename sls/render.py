@@ -46,6 +46,16 @@ WRAPPERS = tuple(f.name for f in functions.FUNCTIONS if f.uses)
 #: Every module of a generated package, in the order of ``__init__``.
 MODULES = functions.NAMES
 
+#: A constrained model's extra kernel functions of x (k constraints, holonomic rows first).
+CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.CONSTRAINT_FUNCTIONS}
+#: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
+CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
+
+
+def modules(model: Model) -> tuple:
+    """Every module of ``model``'s generated package, in the order of ``__init__``."""
+    return tuple(f.name for f in functions.for_model(model))
+
 
 def template_folder() -> Path:
     """The folder holding the Jinja2 templates.
@@ -84,6 +94,12 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         repr(sorted(model.params.items())),
         __version__,
     ]
+    if model.constrained:  # unconstrained models keep the fingerprint they always had
+        parts += [
+            repr([sympy.srepr(c) for c in model.constraints]),
+            repr([sympy.srepr(c) for c in model.velocity_constraints]),
+            f"stabilization={model.stabilization!r}",
+        ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -102,14 +118,17 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],
         "actuated": model.actuated,
+        "k": model.k,
+        "holonomic": len(model.constraints),
+        "stabilization": repr(float(model.stabilization)),
         "params": [{"name": name, "default": None if value is None else repr(float(value))} for name, value in model.params.items()],
     }
 
 
 def function_spec(name: str, model: Model) -> dict:
     """What ``function.py.j2`` needs to know about the function ``name``."""
-    summary, shape = FUNCTIONS[name]
-    shape = shape.format(n=model.n, n2=2 * model.n, m=model.m)
+    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
+    shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
     spec = {"name": name, "summary": summary, "args": "x", "returns": returns, "extra": None}
@@ -142,7 +161,9 @@ def _skeleton(kernels: dict) -> dict:
     """``kernels`` without their generated lines (and with zero outputs), for :func:`check_names`."""
     result = {}
     for name, code in kernels.items():
-        if isinstance(code, SolverCode):
+        if code is None:
+            result[name] = None
+        elif isinstance(code, SolverCode):
             result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
         else:
             outputs = {
@@ -162,13 +183,29 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
         files[f"{name}.py"] = env.get_template("function.py.j2").render(
             ctx=ctx, fn=function_spec(name, model), kernel=kernel, out=out
         )
-    for name in SOLVERS:
-        files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
+    if model.constrained:
+        files.update(_constrained_files(env, ctx, model, kernels))
+    else:
+        for name in SOLVERS:
+            files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
     for name in WRAPPERS:
         files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx)
-    files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=MODULES)
+    files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=modules(model))
     return {name: _tidy(text) for name, text in sorted(files.items())}
+
+
+def _constrained_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dict) -> dict[str, str]:
+    """A constrained model's kernel functions, its solves and their numeric runtime ``_constrained``."""
+    files = {}
+    for name in CONSTRAINT_FUNCTIONS:
+        kernel = kernels[name]
+        (out,) = kernel.outputs.values()
+        files[f"{name}.py"] = env.get_template("function.py.j2").render(ctx=ctx, fn=function_spec(name, model), kernel=kernel, out=out)
+    for name in CONSTRAINED_SOLVERS:
+        files[f"{name}.py"] = env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
+    files["_constrained.py"] = env.get_template("_constrained.py.j2").render(ctx=ctx)
+    return files
 
 
 def check_names(model: Model, files: dict[str, str]) -> None:
@@ -183,7 +220,7 @@ def check_names(model: Model, files: dict[str, str]) -> None:
     """
     user = {s.name for s in model.state} | {s.name for s in model.inputs} | set(model.params)
     for filename, text in files.items():
-        if filename in ("__init__.py", "_runtime.py"):
+        if filename in ("__init__.py", "_runtime.py", "_constrained.py"):
             continue
         tree = ast.parse(text, filename=filename)
         taken = _module_names(tree)

@@ -56,6 +56,16 @@ def test_pole_mass_sweep_example(tmp_path):
         assert (tmp_path / "s.png").read_bytes()[:8] == PNG_MAGIC
 
 
+def test_four_bar_drift_example(tmp_path):
+    has_mpl = _has_matplotlib()
+    out = run_example("four_bar_drift.py", "--t-end", "2", *(["--plot", tmp_path / "d.png"] if has_mpl else []), cwd=tmp_path)
+    drifts = [float(v) for v in re.findall(r"constraint drift ([\d.e+-]+)", out)]
+    assert len(drifts) == 4 and max(drifts) < 1e-2
+    assert drifts[2] < drifts[0] and drifts[3] < drifts[1]  # Baumgarte keeps the loop closed better
+    if has_mpl:
+        assert (tmp_path / "d.png").read_bytes()[:8] == PNG_MAGIC
+
+
 def _has_matplotlib():
     try:
         import matplotlib  # noqa: F401

@@ -6,6 +6,7 @@ that marks its files as sls's, and its runtime files. The pipeline
 
 * :meth:`Backend.check_environment` — refuse early (one line) when a tool
   the target needs is missing (the C target's compiler, Python's headers);
+  :meth:`Backend.check_model` — the same for a model it cannot generate;
 * :meth:`Backend.file_names` — the files it will write, for the
   non-clobbering check before anything is derived;
 * :meth:`Backend.builders` — how to build each function's code from the
@@ -35,6 +36,9 @@ class Backend:
 
     def check_environment(self) -> None:
         """Raise :class:`~sls.errors.MissingDependencyError` when the target cannot be built here."""
+
+    def check_model(self, model: object) -> None:
+        """Raise :class:`~sls.errors.ModelError` for a model the target cannot generate."""
 
     def file_names(self, model: object) -> list:
         raise NotImplementedError

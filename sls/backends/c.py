@@ -463,6 +463,13 @@ class CBackend(Backend):
                 f"python{sys.version_info[0]}.{sys.version_info[1]}-dev package or equivalent); the default --target python needs nothing"
             )
 
+    def check_model(self, model: object) -> None:
+        if getattr(model, "constrained", False):
+            raise ModelError(
+                "--target c does not support constrained models yet (constraints, velocity_constraints): "
+                "generate them with the default --target python"
+            )
+
     # -- names --------------------------------------------------------
 
     def file_names(self, model: object) -> list:

@@ -8,7 +8,7 @@ code's own; files are marked by :data:`sls.render.HEADER_MARK`.
 
 from __future__ import annotations
 
-from .. import codegen, functions, render
+from .. import codegen, render
 from . import Backend
 
 
@@ -16,7 +16,7 @@ class PythonBackend(Backend):
     name = "python"
 
     def file_names(self, model: object) -> list:
-        return [f"{name}.py" for name in functions.NAMES] + ["__init__.py", "_runtime.py"]
+        return [f"{name}.py" for name in render.modules(model)] + ["__init__.py", "_runtime.py"]
 
     def builders(self, dynamics: object) -> dict:
         return codegen.kernel_builders(dynamics)
