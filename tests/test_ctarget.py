@@ -450,3 +450,24 @@ def test_cli_generates_a_drop_in_package(tmp_path):
     design_c = ctl.lqr(c, np.zeros(4), Q=[10, 10, 1, 1], R=1)
     np.testing.assert_allclose(design_c.K, design_py.K, rtol=1e-10)
     assert sorted(p.name for p in (tmp_path / "cp" / "c").iterdir()) == ["cart_pole.c", "cart_pole.h"]
+
+
+def test_piecewise_terms_agree(tmp_path):
+    """Contact-style laws (Max, and the Heaviside of its derivative) print as C conditionals."""
+    model = sls.model_from_strings(
+        state=["y", "dy"], T="1/2*m*dy^2", V="m*g*y + k*Max(0, -y)**2", fric=["b*dy"], params={"m": 1.0, "g": 9.81, "k": 100.0, "b": 0.1},
+        name="bounce",
+    )
+    for method in METHODS:
+        py, c = build_pair(model, tmp_path / method, method)
+        for x in ([0.3, 0.1], [-0.2, 0.5], [0.0, 1.0]):
+            for function in ("qddot_fun", "linearized_model"):
+                agree(getattr(c, function)(x, [0.5]), getattr(py, function)(x, [0.5]), f"{method} {function} at {x}")
+            agree(c.phi_jac_fun(x), py.phi_jac_fun(x), "phi_jac_fun")
+        compile_strict(tmp_path / method / "c" / "c" / "bounce.c", tmp_path)
+
+
+def test_constrained_models_are_refused_in_one_line(tmp_path):
+    with pytest.raises(sls.ModelError, match="--target c does not support constrained models"):
+        sls.generate(sls.load_example("four_bar"), tmp_path / "out", target="c")
+    assert not (tmp_path / "out").exists()

@@ -153,6 +153,20 @@ class CPrinter(C99CodePrinter):
             return f"(1.0/sqrt({self._print(base)}))"
         return f"pow({self._print(base)}, {self._print(exponent)})"
 
+    def _print_Heaviside(self, expr: sympy.Expr) -> str:
+        # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0.
+        a = self._print(expr.args[0])
+        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"(({a}) > 0.0 ? 1.0 : (({a}) < 0.0 ? 0.0 : {at_zero}))"
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        if expr.args[-1].cond != sympy.true:
+            raise NotImplementedError("a Piecewise without an 'otherwise' branch")
+        text = self._print(expr.args[-1].expr)
+        for value, condition in reversed(expr.args[:-1]):
+            text = f"(({self._print(condition)}) ? {self._print(value)} : {text})"
+        return text
+
     def expression(self, expr: sympy.Expr) -> str:
         from ..codegen import _strip_parens
 
