@@ -114,6 +114,26 @@ def build_sls(model: sls.Model, t: Terms, folder: Path) -> Impl:
     )
 
 
+def build_sls_c(model: sls.Model, t: Terms, folder: Path) -> Impl:
+    """sls's C target: the same API, compiled (needs a C compiler)."""
+    import shutil
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        raise Skip("no C compiler")
+    start = time.perf_counter()
+    out = folder / f"sls_c_{model.name}"
+    sls.generate(model, out, target="c")
+    package = import_generated(out)
+    return Impl(
+        "sls --target c",
+        qddot=package.qddot_fun,
+        linearize=package.linearized_model,
+        batch=package.qddot_fun,
+        build_time=time.perf_counter() - start,
+        note="the C target (compiled C behind the same Python API)",
+    )
+
+
 # --------------------------------------------------------------------------
 # sympy lambdify
 
@@ -504,6 +524,7 @@ def build_pinocchio(model: sls.Model, t: Terms, folder: Path) -> Impl:
 
 
 PEERS = [
+    ("sls --target c", build_sls_c),
     ("lambdify (seed)", build_lambdify_seed),
     ("lambdify (cse)", build_lambdify_cse),
     ("LagrangesMethod", build_lagrange),
@@ -512,7 +533,7 @@ PEERS = [
     ("PyDy cython", build_pydy),
     ("Pinocchio", build_pinocchio),
 ]
-QUICK_PEERS = ["lambdify (seed)", "lambdify (cse)"]
+QUICK_PEERS = ["sls --target c", "lambdify (seed)", "lambdify (cse)"]
 
 
 def temp_folder() -> Path:

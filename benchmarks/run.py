@@ -28,7 +28,7 @@ import sympy
 import sls
 from sls.nlink import nlink_pendulum, relative_chain
 
-from . import peers
+from . import ctarget, peers
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -322,6 +322,8 @@ def main(argv=None) -> int:
     exponent = growth_exponent(gen_rows)
     log("robot scale")
     robot = robot_scale(args, log)
+    log("C target")
+    compiled = ctarget.run(args, log)
     report = {
         "date": datetime.date.today().isoformat(),
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
@@ -331,6 +333,7 @@ def main(argv=None) -> int:
         "generation": gen_rows,
         "generation_growth_exponent": exponent,
         "robot_scale": robot,
+        "c_target": compiled,
     }
     print(table(results))
     print()
@@ -339,6 +342,8 @@ def main(argv=None) -> int:
         print(f"\nsls generation time grows like n^{exponent:.2f} (fit over n >= 5)")
     print()
     print(robot_table(robot))
+    print()
+    print(ctarget.table(compiled))
     out = args.out or RESULTS / f"{'quick-' if args.quick else ''}{report['date']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -448,11 +448,15 @@ def native_file_name() -> str:
 
 
 #: Flags of the package's shared library (the standalone files also compile with
-#: ``-std=c99 -Wall -Wextra -pedantic -Werror``): the model's C file at ``-O2``, or ``-O1`` when it is
-#: longer than :data:`LARGE_SOURCE` lines (long straight-line code gains little from ``-O2`` and takes
-#: twice as long to compile), the extension at ``-O3`` (its lane kernels vectorize).
+#: ``-std=c99 -Wall -Wextra -pedantic -Werror``). The model's functions are compiled as two translation
+#: units, in parallel with the extension (``-O3``: its lane kernels vectorize): the solving functions
+#: (``qddot_fun``, ``linearized_model``, ``xdot_fun``) at ``-O2``, the others at ``-O2`` too unless their
+#: code is longer than :data:`LARGE_SOURCE` lines, then at ``-O1`` (long straight-line code gains little
+#: from ``-O2`` and takes about twice as long to compile).
 LIBRARY_FLAGS = ["-fPIC", "-fvisibility=hidden"]
 LARGE_SOURCE = 20000
+#: The translation units of the library: the model's solving functions, and the others.
+UNITS = ("c/_solve.c", "c/_other.c")
 
 
 class CBackend(Backend):
@@ -460,7 +464,7 @@ class CBackend(Backend):
     compiles = True
 
     def __init__(self) -> None:
-        self.model = None
+        self.units: dict = {}
 
     # -- environment --------------------------------------------------
 
@@ -527,7 +531,6 @@ class CBackend(Backend):
         native = {
             "native": NATIVE,
             "limited": limited_api(),
-            "max_out": max(o["size"] for fn in specs for o in fn["outputs"]),
             "max_extra": max(model.n, model.m, 1),
             "lanes": LANES,
         }
@@ -539,24 +542,32 @@ class CBackend(Backend):
             "_dispatch.py": env.get_template("c_dispatch.py.j2").render(ctx=ctx, functions=specs),
             "_runtime.py": env.get_template("_runtime.py.j2").render(ctx=ctx),
         }
+        # The library compiles the same functions in two units (see UNITS), in parallel.
+        template = env.get_template("c_model.c.j2")
+        self.units = {
+            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f["solve"] or functions.BY_NAME[f["name"]].uses]),
+            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f["solve"] and not functions.BY_NAME[f["name"]].uses]),
+        }
         return {name: render._tidy(text) for name, text in sorted(files.items())}
 
     def compile(self, files: dict, on_step: object = None) -> dict:
-        """Compile the model's C file and ``_native.c`` (in parallel) into the extension: ``{file name: bytes}``."""
+        """Compile the model's functions (:data:`UNITS`) and ``_native.c``, in parallel, into the extension:
+        ``{file name: bytes}``."""
         target = native_file_name()
-        (model_source,) = [name for name in files if name.startswith("c/") and name.endswith(".c")]
-        level = "-O1" if files[model_source].count("\n") > LARGE_SOURCE else "-O2"
+        sources = {**files, **self.units}
         with tempfile.TemporaryDirectory(prefix="sls-cc-") as folder:
-            for name, text in files.items():
+            for name, text in sources.items():
                 path = Path(folder) / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             steps = [
-                [level, *LIBRARY_FLAGS, "-c", model_source, "-o", "model.o"],
-                ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"],
+                ["-O1" if self.units[unit].count("\n") > LARGE_SOURCE * (3 if unit == UNITS[0] else 1) else "-O2", *LIBRARY_FLAGS, "-c", unit, "-o", f"unit{k}.o"]
+                for k, unit in enumerate(UNITS)
             ]
+            steps.append(["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"])
             _run_compiler([compiler() + step for step in steps], folder)
-            _run_compiler([compiler() + ["-shared", "-pthread", "model.o", "native.o", "-o", target, "-lm"]], folder)
+            objects = [f"unit{k}.o" for k in range(len(UNITS))] + ["native.o"]
+            _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
             return {target: (Path(folder) / target).read_bytes()}
 
 
