@@ -100,17 +100,18 @@ def import_generated(out: Path):
     return package
 
 
-def build_sls(model: sls.Model, t: Terms, folder: Path) -> Impl:
+def build_sls(model: sls.Model, t: Terms, folder: Path, target: str = "python") -> Impl:
     start = time.perf_counter()
-    out = folder / f"sls_{model.name}"
-    sls.generate(model, out)
+    out = folder / f"sls_{target}_{model.name}"
+    sls.generate(model, out, target=target)
     package = import_generated(out)
     return Impl(
-        "sls",
+        "sls" if target == "python" else f"sls --target {target}",
         qddot=package.qddot_fun,
         linearize=package.linearized_model,
         batch=package.qddot_fun,
         build_time=time.perf_counter() - start,
+        note="" if target == "python" else "the C target (compiled C behind the same Python API)",
     )
 
 
@@ -120,18 +121,7 @@ def build_sls_c(model: sls.Model, t: Terms, folder: Path) -> Impl:
 
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         raise Skip("no C compiler")
-    start = time.perf_counter()
-    out = folder / f"sls_c_{model.name}"
-    sls.generate(model, out, target="c")
-    package = import_generated(out)
-    return Impl(
-        "sls --target c",
-        qddot=package.qddot_fun,
-        linearize=package.linearized_model,
-        batch=package.qddot_fun,
-        build_time=time.perf_counter() - start,
-        note="the C target (compiled C behind the same Python API)",
-    )
+    return build_sls(model, t, folder, target="c")
 
 
 # --------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import sympy
 
 from . import functions
 from .derive import Dynamics, acceleration_symbols, function_arrays
+from .derive import _flat as _flatten, _shape_of as _shape
 from .graph_print import GraphPrinter, Style
 
 #: Largest n for which the Python target unrolls the solve with M (the C target always does).
@@ -452,19 +453,3 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MA
         else:
             result[function.name] = lambda chosen=chosen, floats=floats: lower_kernel(chosen, floats, reduce, paths)
     return result
-
-
-def _shape(array: object) -> tuple:
-    shape = []
-    while isinstance(array, tuple):
-        shape.append(len(array))
-        array = array[0] if array else None
-    return tuple(shape)
-
-
-def _flatten(array: object):
-    if isinstance(array, tuple):
-        for item in array:
-            yield from _flatten(item)
-    else:
-        yield array

@@ -471,3 +471,29 @@ def test_constrained_models_are_refused_in_one_line(tmp_path):
     with pytest.raises(sls.ModelError, match="--target c does not support constrained models"):
         sls.generate(sls.load_example("four_bar"), tmp_path / "out", target="c")
     assert not (tmp_path / "out").exists()
+
+
+def test_readme_c_example_compiles_and_agrees(tmp_path):
+    """The README's C program (the C API section) against the cart-pole it generates."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    program = re.search(r"```c\n(.*?)```", readme, re.S).group(1)
+    assert "sls generate cart_pole --target c --out cart_pole_c" in readme
+    sls.generate(sls.load_example("cart_pole"), tmp_path / "cart_pole_c", target="c")
+    (tmp_path / "step.c").write_text(program)
+    folder = tmp_path / "cart_pole_c" / "c"
+    built = subprocess.run([*CC.split(), *STRICT, "-I", str(folder), str(tmp_path / "step.c"), str(folder / "cart_pole.c"), "-lm", "-o", str(tmp_path / "step")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    out = subprocess.run([str(tmp_path / "step")], capture_output=True, text=True, check=True).stdout
+    c = import_package(tmp_path / "cart_pole_c")
+    qddot = [float(v) for v in re.search(r"qddot = \[(.*), (.*)\]", out).groups()]
+    np.testing.assert_allclose(qddot, c.qddot_fun([0.0, 0.1, 0.0, 0.0], [0.0], mp=0.2), rtol=1e-5)
+    x = np.array([0.0, 0.1, 0.0, 0.0])
+    for _ in range(100):
+        qdd = c.qddot_fun(x, [0.0])
+        x = x + 1e-3 * np.concatenate([x[2:], qdd])
+    assert abs(float(re.search(r"th\(0.1\) = (\S+)", out).group(1)) - x[1]) < 1e-6
+    A, B = c.linearized_model(x, [0.0])
+    a, b = (float(v) for v in re.search(r"dthddot/dth = (\S+), dthddot/dF = (\S+)", out).groups())
+    np.testing.assert_allclose([a, b], [A[3, 1], B[3, 0]], rtol=1e-4)
