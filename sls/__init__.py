@@ -3,12 +3,15 @@
 From a mechanical system's kinetic energy ``T``, potential energy ``V``,
 friction ``fric`` and state ``x = [q; qdot]``, sls derives the mass matrix,
 Coriolis matrix, potential and friction forces and their Jacobians, and writes
-them as standalone numpy modules, with ``qddot_fun`` and ``linearized_model``.
+them as standalone numpy modules, with ``qddot_fun`` and ``linearized_model``
+(or, with ``target="c"``, as C99 behind a compiled package with the same API).
 
 Stages (one module each): :mod:`sls.expressions` and :mod:`sls.model`
 (parse and check the model) → :mod:`sls.derive` (symbolic terms) →
-:mod:`sls.validate` (checks on derived terms) → :mod:`sls.codegen` (CSE and
-printing) → :mod:`sls.render` (Jinja2 templates) → :mod:`sls.write` (atomic,
+:mod:`sls.validate` (checks on derived terms) → :mod:`sls.lowering`
+(language-neutral programs for the functions of :mod:`sls.functions`) → a
+backend of :mod:`sls.backends` (Python: :mod:`sls.codegen` and
+:mod:`sls.render`; C: :mod:`sls.backends.c`) → :mod:`sls.write` (atomic,
 non-clobbering write). :mod:`sls.generate` runs them; :mod:`sls.cli` is the
 command line.
 """

@@ -423,11 +423,17 @@ def test_files_sls_did_not_write_are_never_overwritten(tmp_path):
         sls.generate(sls.load_example("pendulum"), out, target="c")
 
 
-def test_no_compiler_is_one_error_line(tmp_path):
-    from test_cli import sls_script
+REPO = Path(__file__).resolve().parent.parent
 
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "CC": "/nonexistent/cc"}
-    result = subprocess.run([sls_script(), "generate", "cart_pole", "--target", "c", "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env)
+
+def sls_command(*args, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``sls ARGS`` as this checkout's ``python -m sls`` (no console script needed)."""
+    env = {**(env or os.environ), "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "sls", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+def test_no_compiler_is_one_error_line(tmp_path):
+    result = sls_command("generate", "cart_pole", "--target", "c", "--out", "out", cwd=tmp_path, env={**os.environ, "CC": "/nonexistent/cc"})
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
     assert "C compiler" in result.stderr and "--target python" in result.stderr
@@ -435,13 +441,10 @@ def test_no_compiler_is_one_error_line(tmp_path):
 
 
 def test_cli_generates_a_drop_in_package(tmp_path):
-    from test_cli import run
-
-    result = run("generate", "cart_pole", "--target", "c", "--out", "cp", cwd=tmp_path)
-    assert "wrote" in result.stdout
-    c = import_package(tmp_path / "cp")
-    run("generate", "cart_pole", "--out", "cp_py", cwd=tmp_path)
-    py = import_package(tmp_path / "cp_py")
+    for args in (("--target", "c", "--out", "cp"), ("--out", "cp_py")):
+        result = sls_command("generate", "cart_pole", *args, cwd=tmp_path)
+        assert result.returncode == 0 and "wrote" in result.stdout, result.stderr
+    c, py = import_package(tmp_path / "cp"), import_package(tmp_path / "cp_py")
     import sls.control as ctl
 
     for pkg in (py, c):
@@ -477,7 +480,7 @@ def test_readme_c_example_compiles_and_agrees(tmp_path):
     """The README's C program (the C API section) against the cart-pole it generates."""
     import re
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     program = re.search(r"```c\n(.*?)```", readme, re.S).group(1)
     assert "sls generate cart_pole --target c --out cart_pole_c" in readme
     sls.generate(sls.load_example("cart_pole"), tmp_path / "cart_pole_c", target="c")
