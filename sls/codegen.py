@@ -30,7 +30,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from . import lowering
 from .derive import Dynamics
 from .graph_print import Style
-from .lowering import UNROLL_MAX, Check, Fail, Let, Lowered, SolveProgram, text_of
+from .lowering import UNROLL_MAX, Check, Fail, Let, Lowered, text_of
 
 
 class _MinMax:

@@ -20,7 +20,6 @@ that marks its files as sls's, and its runtime files. The pipeline
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 #: The targets ``sls generate --target`` accepts; the first is the default.

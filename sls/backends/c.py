@@ -202,12 +202,10 @@ def c_path(names: dict) -> lowering.Path:
 
 @dataclass(frozen=True)
 class Part:
-    """Straight-line statements of one C function (or of one part of a long one).
+    """Straight-line statements of one part of a long C function (see :func:`split`).
 
-    ``imports`` are the names this part reads from the workspace ``w`` that
-    earlier parts wrote (they are rewritten to ``w[slot]`` where used),
-    ``exports`` the names it writes there; ``fails`` is true when it may
-    return a failure code.
+    Values of earlier parts are read as ``w[slot]``, values later parts need
+    are stored there; ``fails`` is true when the part may return a failure code.
     """
 
     lines: list
