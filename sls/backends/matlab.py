@@ -113,7 +113,7 @@ class MatlabPrinter(OctaveCodePrinter):
         self.names = dict(names or {})
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return local(self.names.get(expr.name, expr.name))
+        return self.names.get(expr.name, expr.name)  # generated locals (_t0) are renamed by local() on whole lines
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return number(float(expr))
@@ -122,7 +122,7 @@ class MatlabPrinter(OctaveCodePrinter):
         # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0.
         a = self._print(expr.args[0])
         at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "1/2"
-        return f"(({a}) > 0) + ({at_zero})*(({a}) == 0)"
+        return f"((({a}) > 0) + ({at_zero})*(({a}) == 0))"
 
     def expression(self, expr: sympy.Expr) -> str:
         text = self.doprint(expr)
@@ -137,7 +137,7 @@ def scalar_operators(text: str) -> str:
 
 
 def _assign(name: str, text: str) -> str:
-    return f"{local(name)} = {text};"
+    return f"{name} = {text};"
 
 
 def _power(base: str, exponent: str) -> tuple:
