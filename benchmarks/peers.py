@@ -433,39 +433,36 @@ def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
 # Pinocchio
 
 
+def _planar_chain(pm, model: sls.Model, body) -> None:
+    """Revolute-z joints in series hanging along −y, joint k at the tip of rod k−1; ``body(m, l)`` is link k's inertia."""
+    import pinocchio as pin
+
+    params = model.params
+    parent = 0
+    for k in range(1, model.n + 1):
+        offset = np.array([0.0, -params[f"l{k - 1}"], 0.0]) if k > 1 else np.zeros(3)
+        joint = pm.addJoint(parent, pin.JointModelRZ(), pin.SE3(np.eye(3), offset), f"j{k}")
+        pm.appendBodyToJoint(joint, body(params[f"m{k}"], params[f"l{k}"]), pin.SE3.Identity())
+        parent = joint
+    pm.gravity.linear = np.array([0.0, -params["g"], 0.0])
+
+
 def _pinocchio_model(model: sls.Model):
     import pinocchio as pin
 
     pm = pin.Model()
     name = model.name
     if name.startswith("nlink"):
-        n = model.n
-        params = model.params
-        parent = 0
-        for k in range(1, n + 1):
-            offset = np.array([0.0, -params[f"l{k - 1}"], 0.0]) if k > 1 else np.zeros(3)
-            joint = pm.addJoint(parent, pin.JointModelRZ(), pin.SE3(np.eye(3), offset), f"j{k}")
-            inertia = pin.Inertia(params[f"m{k}"], np.array([0.0, -params[f"l{k}"], 0.0]), np.zeros((3, 3)))
-            pm.appendBodyToJoint(joint, inertia, pin.SE3.Identity())
-            parent = joint
-        pm.gravity.linear = np.array([0.0, -params["g"], 0.0])
-        # absolute angles q = S θ (θ relative joint angles), S lower-triangular ones
-        S = np.tril(np.ones((n, n)))
-        return pm, S
+        # point masses at the rod tips; absolute angles q = S θ (θ relative joint angles), S lower-triangular ones
+        _planar_chain(pm, model, lambda m, length: pin.Inertia(m, np.array([0.0, -length, 0.0]), np.zeros((3, 3))))
+        return pm, np.tril(np.ones((model.n, model.n)))
     if name.startswith("chain"):
         # sls.nlink.chain_toml: uniform rods, relative angles from the downward vertical, viscous damping b
-        n = model.n
-        params = model.params
-        parent = 0
-        for k in range(1, n + 1):
-            offset = np.array([0.0, -params[f"l{k - 1}"], 0.0]) if k > 1 else np.zeros(3)
-            joint = pm.addJoint(parent, pin.JointModelRZ(), pin.SE3(np.eye(3), offset), f"j{k}")
-            m, length = params[f"m{k}"], params[f"l{k}"]
-            rod = np.diag([m * length**2 / 12, 0.0, m * length**2 / 12])
-            pm.appendBodyToJoint(joint, pin.Inertia(m, np.array([0.0, -length / 2, 0.0]), rod), pin.SE3.Identity())
-            parent = joint
-        pm.gravity.linear = np.array([0.0, -params["g"], 0.0])
-        return pm, np.eye(n)
+        rod = lambda m, length: pin.Inertia(  # noqa: E731
+            m, np.array([0.0, -length / 2, 0.0]), np.diag([m * length**2 / 12, 0.0, m * length**2 / 12])
+        )
+        _planar_chain(pm, model, rod)
+        return pm, np.eye(model.n)
     if name == "mobile_manipulator":
         rail = pm.addJoint(0, pin.JointModelPX(), pin.SE3.Identity(), "rail")
         pm.appendBodyToJoint(rail, pin.Inertia(3.0, np.zeros(3), np.eye(3) * 0.01), pin.SE3.Identity())

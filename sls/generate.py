@@ -64,7 +64,8 @@ def generate(
 
     ``target`` is ``"python"`` (numpy modules, the default) or ``"c"``
     (standalone C99 in ``out_dir/c`` and a package with the same Python API
-    backed by it, compiled here with ``$CC``, else ``cc``); see
+    backed by it, compiled here with ``$CC``, else ``cc``) or ``"matlab"``
+    (one ``.m`` function file per function, for MATLAB and GNU Octave); see
     :data:`sls.backends.TARGETS`.
 
     ``simplify`` runs ``sympy.trigsimp`` on the mass matrix and the potential
@@ -123,7 +124,7 @@ def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | 
         raise
     except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        provider = "numpy and math provide" if chosen.name == "python" else "C's libm provides"
+        provider = {"python": "numpy and math provide", "c": "C's libm provides"}.get(chosen.name, "MATLAB provides")
         raise ModelError(
             f"cannot write numeric code for this model: {brief(first, 160)}; "
             f"use functions {provider} (sin, cos, exp, log, sqrt, tanh, ...)"
@@ -172,8 +173,9 @@ def sym_lagrangian_solver(
     simplify : bool
         Run ``sympy.trigsimp`` on the mass matrix and potential forces first.
     target : str
-        ``"python"`` (numpy modules) or ``"c"`` (C99 sources and a C-backed
-        package with the same API; needs a C compiler).
+        ``"python"`` (numpy modules), ``"c"`` (C99 sources and a C-backed
+        package with the same API; needs a C compiler) or ``"matlab"`` (``.m``
+        files for MATLAB and GNU Octave).
 
     Returns
     -------

@@ -34,7 +34,7 @@ except ImportError:  # not POSIX
 
 from . import __version__
 from .errors import OutputError
-from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK
+from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK, MATLAB_HEADER_MARK
 
 #: Prefix of the temporary files sls writes before renaming them into place.
 TEMPORARY_PREFIX = ".sls-tmp-"
@@ -94,7 +94,7 @@ def is_generated(path: Path) -> bool:
         if _is_library_name(path.name):
             return path.is_file() and LIBRARY_MARK in path.read_bytes()
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().startswith((HEADER_MARK, C_HEADER_MARK))
+            return handle.readline().startswith((HEADER_MARK, C_HEADER_MARK, MATLAB_HEADER_MARK))
     except OSError:
         return False
 
@@ -134,7 +134,7 @@ def check_target(out_dir: Path, names: list[str]) -> None:
 
 
 def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
-    """Write ``files`` (name → text, with ``__init__.py``) into ``out_dir`` in place; return the directory."""
+    """Write ``files`` (name → text; ``__init__.py`` last when there is one) into ``out_dir`` in place; return the directory."""
     out_dir = Path(out_dir)
     check_target(out_dir, list(files))
     try:
@@ -159,8 +159,10 @@ def _write(files: dict[str, str], folder: Path) -> None:
             if entry.startswith(TEMPORARY_PREFIX):
                 with contextlib.suppress(OSError):
                     os.unlink(place / entry)
-    _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
-    _sync(folder)
+    package = _INIT in files  # a Python package (the MATLAB target writes plain .m files)
+    if package:
+        _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
+        _sync(folder)
     for name, text in files.items():
         if name != _INIT:
             _put(folder, name, text)
@@ -174,9 +176,10 @@ def _write(files: dict[str, str], folder: Path) -> None:
         os.rmdir(sources)
     _drop_bytecode(folder, list(files) + stale)
     _sync(folder)
-    _put(folder, _INIT, files[_INIT])  # ... until every module is in place
-    _drop_bytecode(folder, [_INIT])
-    _sync(folder)
+    if package:
+        _put(folder, _INIT, files[_INIT])  # ... until every module is in place
+        _drop_bytecode(folder, [_INIT])
+        _sync(folder)
 
 
 def _put(folder: Path, name: str, text: str | bytes) -> None:
@@ -212,7 +215,7 @@ def _drop_bytecode(folder: Path, names: list[str]) -> None:
 
 def _is_stale_module(path: Path) -> bool:
     """An sls-generated file no longer produced (after an upgrade, or for another target or model name)."""
-    return (path.suffix in (".py", ".c", ".h") or _is_library_name(path.name)) and path.is_file() and not path.is_symlink() and is_generated(path)
+    return (path.suffix in (".py", ".c", ".h", ".m") or _is_library_name(path.name)) and path.is_file() and not path.is_symlink() and is_generated(path)
 
 
 def _sync(folder: Path) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Callable
 
 #: The targets ``sls generate --target`` accepts; the first is the default.
-TARGETS = ("python", "c")
+TARGETS = ("python", "c", "matlab")
 
 
 class Backend:
@@ -64,6 +64,10 @@ def backend(target: str) -> Backend:
         from .c import CBackend
 
         return CBackend()
+    if target == "matlab":
+        from .matlab import MatlabBackend
+
+        return MatlabBackend()
     raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
 
 

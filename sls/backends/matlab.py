@@ -1,0 +1,347 @@
+"""The MATLAB/Octave target: the original SLS's ``.m`` function files, no Symbolic Toolbox needed.
+
+``sls generate MODEL --target matlab --out DIR`` writes one function file per
+generated function (:mod:`sls.functions`), ``DIR/<function>.m``, with the
+original's calling convention: ``M = M_fun(x)``, ``qddot = qddot_fun(x, u)``,
+``[A, B] = linearized_model(x, u)``, ``tau = tau_fun(x, qddot)``, …; ``x`` and
+``u`` may be columns or rows. Every function takes an optional last argument,
+a struct overriding parameters by name (``M_fun(x, struct('m1', 2))``).
+
+The code runs unchanged in MATLAB and GNU Octave: ``%`` comments, ``~=``,
+single-quoted strings, ``end`` closing every block (:data:`OCTAVE_ONLY` lists
+what is never written). Printing: the expanded route through
+:class:`MatlabPrinter` (sympy's Octave printer with scalar operators and no
+Octave-only functions), the graph route through
+:class:`~sls.graph_print.GraphPrinter` with a MATLAB
+:class:`~sls.graph_print.Style`; shared subexpressions are locals ending in
+``_`` (``t0_``, ``g3_``, ``M1_``). ``qddot_fun`` and ``linearized_model``
+assemble ``M`` and solve with ``chol`` and two triangular solves (never
+``inv``); ``chol`` failing is an error naming the state. User names MATLAB
+or the generated code already use (``pi``, ``end``, ``i``, ``x``, ``M``, …,
+:func:`reserved`) are renamed ``v_<name>`` in the code (parameters keep
+their names as struct fields); the files' headers list the renames.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import sympy
+from sympy.printing.octave import OctaveCodePrinter
+
+from .. import functions, lowering, render
+from ..errors import ModelError, brief
+from ..graph_print import POW, Style
+from ..render import MATLAB_HEADER_MARK
+from . import Backend
+
+#: MATLAB keywords (``iskeyword``), plus Octave's that MATLAB code could meet.
+KEYWORDS = frozenset(
+    "break case catch classdef continue else elseif end for function global if otherwise parfor persistent return "
+    "spmd switch try while endfunction endif endfor endwhile unwind_protect do until".split()
+)
+#: Functions and constants the generated code calls or reads (a local of that name would shadow it).
+BUILTINS = frozenset(
+    "pi e i j eps Inf inf NaN nan NA true false sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh "
+    "exp log log10 log2 sqrt abs sign max min mod rem floor ceil round fix gamma erf erfc heaviside hypot "
+    "zeros eye chol error nargin numel isfield isstruct isnumeric isreal isfinite all fieldnames setdiff isempty "
+    "struct reshape double sprintf disp size ans".split()
+)
+#: Locals and argument names of the generated functions.
+LOCAL_NAMES = frozenset("x u p qddot rhs dM drhs R failed Z k unknown".split())
+#: Output names of every generated function (each is a local in its file) and the function names.
+OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) | frozenset(functions.NAMES)
+#: What the generated files never contain (Octave-only syntax), checked by the tests.
+OCTAVE_ONLY = ("#", "!=", "++", "+=", "endfunction", "endif", "endfor", '"', "printf(", "!")
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: A generated local as sls's printers name it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``): MATLAB names start with a letter.
+_GENERATED = re.compile(r"(?<![\w.])_([A-Za-z]\w*)")
+
+
+def reserved(name: str) -> bool:
+    """True when ``name`` cannot be a local of the generated MATLAB code as it is."""
+    return (
+        name in KEYWORDS
+        or name in BUILTINS
+        or name in LOCAL_NAMES
+        or name in OUTPUT_NAMES
+        or name.startswith("_")
+        or name.endswith("_")
+        or name.startswith("v_")
+        or len(name) > 63
+    )
+
+
+def renames(names: list) -> dict:
+    """``{name: MATLAB name}`` for the user's names MATLAB cannot use as they are (``v_`` put in front)."""
+    taken = set(names)
+    result = {}
+    for name in names:
+        if not reserved(name):
+            continue
+        base = "v_" + name.strip("_")[:55]
+        candidate, k = base, 1
+        while candidate in taken:
+            candidate, k = f"{base}{k}", k + 1
+        taken.add(candidate)
+        result[name] = candidate
+    return result
+
+
+def local(text: str) -> str:
+    """Generated locals (``_t0``) as MATLAB names (``t0_``)."""
+    return _GENERATED.sub(r"\1_", text)
+
+
+def number(value: float) -> str:
+    """A float as a MATLAB literal that reads back exactly."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    return repr(float(value))
+
+
+class MatlabPrinter(OctaveCodePrinter):
+    """sympy's Octave printer restricted to MATLAB-compatible scalar code: ``*``, ``/``, ``^`` (every value is a
+    scalar), exact float literals, no ``heaviside`` (Symbolic Toolbox in MATLAB), renamed symbols."""
+
+    def __init__(self, names: dict | None = None) -> None:
+        super().__init__({"inline": True})
+        self.names = dict(names or {})
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return self.names.get(expr.name, expr.name)  # generated locals (_t0) are renamed by local() on whole lines
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return number(float(expr))
+
+    def _print_Heaviside(self, expr: sympy.Expr) -> str:
+        # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0.
+        a = self._print(expr.args[0])
+        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "1/2"
+        return f"((({a}) > 0) + ({at_zero})*(({a}) == 0))"
+
+    def expression(self, expr: sympy.Expr) -> str:
+        text = self.doprint(expr)
+        if self._not_supported:
+            raise NotImplementedError(f"not supported in MATLAB: {brief(sorted(map(str, self._not_supported))[0], 80)}")
+        return scalar_operators(text)
+
+
+def scalar_operators(text: str) -> str:
+    """Octave's element-wise operators as the scalar ones (the same on scalars, and easier to read)."""
+    return text.replace(".^", "^").replace(".*", "*").replace("./", "/")
+
+
+def _assign(name: str, text: str) -> str:
+    return f"{name} = {text};"
+
+
+def _power(base: str, exponent: str) -> tuple:
+    return f"{base}^{exponent}", POW
+
+
+def matlab_path(names: dict) -> lowering.Path:
+    """The one path of the MATLAB target (every value a double scalar)."""
+    printer = MatlabPrinter(names)
+    style = Style(printer, "", scalar=True, power=_power, assign=_assign, names=dict(names))
+    return lowering.Path(text=printer.expression, style=style, assign=_assign)
+
+
+# --------------------------------------------------------------------------
+# function bodies
+
+
+def _index(shape: tuple, flat: int) -> str:
+    """MATLAB subscripts (1-based) of row-major entry ``flat`` of an array of ``shape``."""
+    subscripts = []
+    for size in reversed(shape):
+        subscripts.append(flat % size + 1)
+        flat //= size
+    subscripts.reverse()
+    return ", ".join(map(str, subscripts))
+
+
+def _zeros(shape: tuple) -> str:
+    dims = shape if len(shape) > 1 else shape + (1,)
+    return f"zeros({', '.join(map(str, dims))})"
+
+
+def fill(name: str, shape: tuple, values: list) -> list:
+    """``name = zeros(shape);`` then its nonzero entries (texts, or float constants) one per line."""
+    if not shape:
+        (value,) = values
+        return [f"{name} = {value if isinstance(value, str) else number(value)};"]
+    lines = [f"{name} = {_zeros(shape)};"]
+    for k, value in enumerate(values):
+        if isinstance(value, str):
+            lines.append(f"{name}({_index(shape, k)}) = {value};")
+        elif value != 0.0:
+            lines.append(f"{name}({_index(shape, k)}) = {number(value)};")
+    return lines
+
+
+def kernel_body(lowered: lowering.Lowered) -> list:
+    """An array function: shared subexpressions, then its one output."""
+    (name,) = lowered.outputs
+    shape, texts, constants = lowered.output(name)
+    values = [c if c is not None else t for t, c in zip(texts, constants)]
+    return [local(line) for line in lowered.printed.lines] + [local(line) for line in fill(name, shape, values)]
+
+
+def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
+    """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
+    lines = list(program.lines) + [_assign(op.name, op.value) for op in program.bindings]
+    arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
+    for array in arrays:
+        lines += fill(array, program.shapes[array], program.values[array])
+    lines = [local(line) for line in lines]
+    lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end"]
+    if name == "qddot_fun":
+        return lines + ["qddot = R \\ (R' \\ rhs);"]
+    return lines + [
+        "qddot = R \\ (R' \\ rhs);",
+        "% d(qddot)/dq_k = M \\ (d(rhs)/dq_k - dM/dq_k * qddot); d(qddot)/dqdot_k = M \\ d(rhs)/dqdot_k",
+        f"for k = 1:{n}",
+        "    drhs(:, k) = drhs(:, k) - dM(:, :, k) * qddot;",
+        "end",
+        "Z = R \\ (R' \\ [drhs, B_u]);",
+        f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];",
+        f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];",
+    ]
+
+
+# --------------------------------------------------------------------------
+# the backend
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a MATLAB single-quoted string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+class MatlabBackend(Backend):
+    name = "matlab"
+
+    def check_model(self, model: object) -> None:
+        if getattr(model, "constrained", False):
+            raise ModelError(
+                "--target matlab does not support constrained models yet (constraints, velocity_constraints): "
+                "generate them with the default --target python"
+            )
+
+    def file_names(self, model: object) -> list:
+        return [f"{name}.m" for name in functions.NAMES]
+
+    @staticmethod
+    def _names(model: object) -> dict:
+        return renames([s.name for s in model.state] + [s.name for s in model.inputs] + list(model.params))
+
+    def builders(self, dynamics: object) -> dict:
+        model = dynamics.model
+        n, m = model.n, model.m
+        names = self._names(model)
+        state = ", ".join(f"{s.name}=%.6g" for s in model.state)
+        path = matlab_path(names)
+        result = {}
+        for name, lower in lowering.lowerers(dynamics, [path], unroll_max=0).items():
+            if functions.BY_NAME[name].solve:
+                failure = (
+                    f"error('sls:notPositiveDefinite', "
+                    f"{_quoted(f'{name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
+                )
+                result[name] = lambda name=name, lower=lower, failure=failure: solve_body(name, lower()[0], n, m, failure)
+            else:
+                result[name] = lambda lower=lower: kernel_body(lower()[0])
+        for function in functions.FUNCTIONS:
+            if function.uses == "qddot_fun":  # xdot = [qdot; qddot]
+                lines = ["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"]
+                result[function.name] = lambda lines=lines: lines
+        return result
+
+    def render(self, model: object, code: dict, simplify: bool, method: str) -> dict:
+        env = render.environment()
+        ctx = render.context(model, simplify, method)
+        names = self._names(model)
+        ctx = {**ctx, "marker": MATLAB_HEADER_MARK, "renamed": sorted(names.items())}
+        template = env.get_template("matlab_function.m.j2")
+        files = {}
+        for function in functions.FUNCTIONS:
+            spec = function_spec(function, model, names, code[function.name])
+            files[f"{function.name}.m"] = template.render(ctx=ctx, fn=spec)
+        return {name: render._tidy(text) for name, text in sorted(files.items())}
+
+
+def function_spec(function: functions.Function, model: object, names: dict, lines: list) -> dict:
+    """What ``matlab_function.m.j2`` needs about one generated function."""
+    n, m = model.n, model.m
+    arguments = [a.name for a in function.arguments]
+    symbols = {
+        "x": [s.name for s in model.state],
+        "u": [s.name for s in model.inputs],
+        "qddot": [f"qddot{k}_" for k in range(n)],
+    }
+    labels = {"x": "x", "u": "u", "qddot": "qddot"}
+    used = set(_IDENTIFIER.findall("\n".join(line for line in lines if "error(" not in line)))
+    bindings = []
+    for argument in arguments:
+        for k, symbol in enumerate(symbols[argument]):
+            local_name = names.get(symbol, symbol)
+            if local_name in used:
+                bindings.append(f"{local_name} = {argument}({k + 1});")
+    params = []
+    for pname, value in model.params.items():
+        local_name = names.get(pname, pname)
+        field = f"p.{pname}" if pname not in KEYWORDS else f"p.({_quoted(pname)})"
+        params.append(
+            {
+                "name": pname,
+                "quoted": _quoted(pname),
+                "local": local_name,
+                "field": field,
+                "default": None if value is None else number(float(value)),
+                "used": local_name in used,
+            }
+        )
+    outputs = [o for o, _ in function.outputs]
+    described = {
+        "x": (2 * n, f"state [{', '.join(symbols['x'])}]"),
+        "u": (m, f"input [{', '.join(symbols['u'])}]"),
+        "qddot": (n, "accelerations, one per coordinate"),
+    }
+    checks = []
+    for argument in arguments:
+        size, what = described[argument]
+        message = _quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
+        checks.append(f"if ~isnumeric({argument}) || numel({argument}) ~= {size} || ~all(isfinite({argument}(:)))")
+        checks.append(f"    error('sls:badArgument', {message});")
+        checks.append("end")
+    shapes = []
+    for o, shape in function.outputs:
+        dims = functions.sizes(shape, n, m)
+        shapes.append(f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,)))))
+    example = None
+    if model.params:
+        first = next(iter(model.params))
+        example = f"{function.name}({', '.join(arguments)}, struct({_quoted(first)}, value))"
+    return {
+        "name": function.name,
+        "upper": function.name.upper(),
+        "summary": function.summary,
+        "arguments": arguments,
+        "nargs": len(arguments),
+        "outputs": outputs,
+        "result": outputs[0] if len(outputs) == 1 else "[" + ", ".join(outputs) + "]",
+        "shapes": shapes,
+        "checks": checks,
+        "params": params,
+        "param_list": ", ".join(_quoted(p) for p in model.params),
+        "param_names": ", ".join(model.params) or "none",
+        "example": example,
+        "bindings": bindings,
+        "body": lines,
+        "wrapper": function.uses is not None,
+    }
