@@ -30,7 +30,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from . import lowering
 from .derive import Dynamics
 from .graph_print import Style
-from .lowering import UNROLL_MAX, Check, Fail, Let, Lowered, text_of
+from .lowering import UNROLL_MAX, Check, Fail, Let, Lowered, SolveProgram, text_of
 
 
 class _MinMax:
@@ -214,6 +214,7 @@ class SolverCode:
     scalar_lines: list
     batch_lines: list
     unrolled: bool
+    phased: bool = False
 
 
 def _assemble(values: list, shape: tuple, scalar: bool) -> str:
@@ -269,11 +270,44 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
     return lines
 
 
+def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list:
+    """A phased program (see :class:`~sls.lowering.SolveProgram`) after its kernel and bindings.
+
+    With the unrolled factorization: solve ``q̈``, bind it, evaluate the late
+    entries, solve ``A`` and ``B``; a pivot ``≤ 0`` switches to numpy
+    (``_acceleration`` raises ``LinAlgError`` naming the state when ``M`` is
+    not positive definite) for ``q̈`` and the final solves (``_generic``).
+    """
+    assemble = {key: _assemble(program.values[key], program.shapes[key], scalar) for key in program.values}
+    unpack = ", ".join(program.accelerations) + ("," if n == 1 else "")
+    if scalar:
+        numeric = [f"{unpack} = _acceleration(_mass, {assemble['rhs']}, _x).tolist()"]
+    else:
+        numeric = [f"{unpack} = np.moveaxis(_acceleration(_mass, {assemble['rhs']}, _x), -1, 0)"]
+    generic = f"return _generic(_mass, {assemble['residual_jac']}, {assemble['B_u']}, _x)"
+    late = _op_lines(program.late, scalar)
+    if not program.unrolled:
+        return [f"_mass = {assemble['M']}", *numeric, *late, generic]
+    lines = ["_factored = True", "try:"]
+    lines += ["    " + line for line in _op_lines(program.factor, scalar)] or ["    pass"]
+    lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
+    solved = _op_lines(program.steps, scalar) + [f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])]
+    lines += ["    " + line for line in solved]
+    lines += ["else:", f"    _mass = {assemble['M']}", *["    " + line for line in numeric]]
+    lines += late
+    lines += ["if not _factored:", "    " + generic]
+    lines += _op_lines(program.tail, scalar)
+    return lines + _returns(name, program.results, n, m, scalar)
+
+
 def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
     """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
         lines = list(program.lines) + _op_lines(program.bindings, scalar)
+        if program.phased:
+            result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
+            continue
         generic = "return _generic(" + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values) + ", _x)"
         if not program.unrolled:
             lines.append(generic)
@@ -286,7 +320,7 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
             lines += _op_lines(program.steps, scalar)
             lines += _returns(name, program.results, n, m, scalar)
         result[scalar] = lines
-    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled)
+    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased)
 
 
 def kernel_builders(dynamics: Dynamics) -> dict[str, Callable[[], object]]:

@@ -64,6 +64,12 @@ class Dynamics:
     the velocity rows), so that ``A q̈ = g``; ``constraint_bias_jac`` (k, 2n).
     Unconstrained models have empty tuples there.
 
+    ``residual_jac`` (n, 2n, graph route only, else empty) is ``∂r/∂x`` of the
+    residual ``r = M q̈ + C q̇ + φ + fric − B_u u`` at fixed ``q̈`` (the symbols
+    of :func:`acceleration_symbols`) and ``u``: evaluated at the solved
+    ``q̈`` it gives the lower half of ``A = −M⁻¹ ∂r/∂x`` without ``∂M/∂q``
+    (see :func:`derive_on_graph`).
+
     ``arrays`` (set by :func:`derive`) holds every array the generated
     functions evaluate, by name (:func:`function_arrays`).
     """
@@ -90,6 +96,7 @@ class Dynamics:
     constraint_jac_jac: tuple = ()
     constraint_bias: tuple = ()
     constraint_bias_jac: tuple = ()
+    residual_jac: tuple = ()
     arrays: dict | None = None
 
     def as_sympy(self, array: tuple) -> tuple:
@@ -323,6 +330,7 @@ def function_arrays(d: Dynamics) -> dict:
         "A_jac": d.constraint_jac_jac,
         "bias": d.constraint_bias,
         "bias_jac": d.constraint_bias_jac,
+        "residual_jac": d.residual_jac,
     }
 
 
@@ -518,6 +526,17 @@ def derive_on_graph(model: Model) -> Dynamics:
       mode (``∂h/∂x`` by reverse mode, one pass per row; ``∂C/∂q_l = ½ ∂²h/∂q_l∂q̇``
       along ``q̇``, which skips the nodes that depend on ``q`` alone).
 
+    For the linearization, ``residual_jac = ∂r/∂x`` of ``r = d/dt p − ∂T/∂q +
+    φ + fric − B_u u`` at fixed ``q̈ = a`` (symbols) and ``u``, where ``d/dt p =
+    (∂p/∂q) q̇ + M a`` is one directional derivative of ``p``:
+
+    * ``∂r/∂q`` by reverse mode, one pass per row, with ``a`` in the graph, so
+      ``(∂M/∂q) a`` is never formed entry by entry (``∂M/∂q`` has n³ entries,
+      this row pass shares the work of the whole graph);
+    * ``∂r/∂q̇ = 2C + ∂(fric − B_u u)/∂q̇``, with ``2C = Ṁ + P − Pᵀ`` and ``P =
+      ∂p/∂q`` (T is a quadratic form in q̇, so ``h = C q̇`` is too and
+      ``∂h/∂q̇ = 2C``; ``Ṁ`` is one directional derivative of ``M``).
+
     No Christoffel tensor and no expanded ``T``: the cost grows with the size
     of the graph. The arrays hold graph nodes; code is printed straight from
     the graph (:mod:`sls.graph_print`).
@@ -565,6 +584,7 @@ def derive_on_graph(model: Model) -> Dynamics:
     B = graph.jacobian(forces, inputs)
     B_flat = [e for row in B for e in row]
     dB = [graph.forward(B_flat, {xl: graph.one}) for xl in x]
+    residual_jac = _residual_jacobian(graph, model, T_q, momentum, M_flat, phi, fric, B, q, dq, inputs)
 
     m = model.m
     return Dynamics(
@@ -586,7 +606,32 @@ def derive_on_graph(model: Model) -> Dynamics:
         method="graph",
         graph=graph,
         energies=(T, V),
+        residual_jac=_nest([e for row in residual_jac for e in row], (n, 2 * n)),
     )
+
+
+def _residual_jacobian(graph: Graph, model: Model, T_q, momentum, M_flat, phi, fric, B, q, dq, inputs) -> list:
+    """``∂r/∂x`` (n rows of 2n nodes) of ``r = M a + C q̇ + φ + fric − B_u u`` at fixed ``a`` and ``u``.
+
+    See :func:`derive_on_graph`: ``∂r/∂q`` row by row in reverse mode,
+    ``∂r/∂q̇ = Ṁ + P − Pᵀ + ∂(fric − B_u u)/∂q̇`` with ``P = ∂p/∂q``.
+    """
+    n = model.n
+    a = [graph.symbol(s) for s in acceleration_symbols(n)]
+    seeds = dict(zip(q, dq))
+    seeds.update(zip(dq, a))
+    momentum_rate = graph.forward(momentum, seeds)  # (∂p/∂q) q̇ + M a
+    applied = [graph.add(graph.mul((B[k][j], inputs[j])) for j in range(model.m)) for k in range(n)]
+    rate_free = [graph.sub(fric[k], applied[k]) for k in range(n)]  # fric − B_u u
+    residual = [graph.add((momentum_rate[k], graph.neg(T_q[k]), phi[k], rate_free[k])) for k in range(n)]
+    r_q = [graph.gradient(r, q) for r in residual]
+    P = [graph.gradient(p, q) for p in momentum]
+    M_rate = graph.forward(M_flat, seeds={qi: dqi for qi, dqi in zip(q, dq)})
+    r_dq = [graph.gradient(f, dq) for f in rate_free]
+    return [
+        r_q[k] + [graph.add((M_rate[k * n + j], P[k][j], graph.neg(P[j][k]), r_dq[k][j])) for j in range(n)]
+        for k in range(n)
+    ]
 
 
 def _nest(flat: list, shape: tuple) -> tuple:

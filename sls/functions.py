@@ -40,6 +40,8 @@ class Function:
     function a wrapper is computed from (it has no kernel of its own);
     ``numeric`` marks a constrained model's solves, computed at run time
     from other functions' values (no kernel of their own either).
+    ``graph_arrays``, when set, replaces ``arrays`` on the graph route
+    (``linearized_model`` there solves with ``∂r/∂x`` instead of ``∂M/∂q``).
     """
 
     name: str
@@ -50,6 +52,7 @@ class Function:
     solve: bool = False
     uses: str | None = None
     numeric: bool = False
+    graph_arrays: tuple = ()
 
     def shape(self, n: int, m: int, output: int = 0, k: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
@@ -114,6 +117,7 @@ FUNCTIONS = (
         (("A", ("2n", "2n")), ("B", ("2n", "m"))),
         ("M", "rhs", "dM", "drhs", "B_u"),
         solve=True,
+        graph_arrays=("M", "rhs", "residual_jac", "B_u"),
     ),
     Function(
         "xdot_fun",

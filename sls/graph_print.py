@@ -76,6 +76,13 @@ class GraphPrinter:
 
     def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list, list]:
         """``(lines, texts)``: assignments of the shared temporaries, and each output's text."""
+        lines, late, texts = self.phased_program(outputs, 0, prefix)
+        return lines, texts
+
+    def phased_program(self, outputs: Sequence[int], late_mask: int, prefix: str = "_g") -> tuple[list, list, list]:
+        """``(lines, late, texts)``: like :meth:`program`, with the temporaries depending on the symbols of
+        ``late_mask`` (a :meth:`~sls.graph.Graph.mask`) kept apart as ``late``, ``(name, text)`` pairs in
+        evaluation order, to be bound once those symbols have values; ``lines`` never read them."""
         g = self.graph
         order = g.reachable(outputs)
         uses: Counter = Counter(outputs)
@@ -84,7 +91,7 @@ class GraphPrinter:
                 uses[a] += 1
         printed: dict = {}
         depth: dict = {}
-        lines = []
+        lines, late = [], []
         count = 0
         for node in order:
             text, prec = self._node(node, printed)
@@ -93,11 +100,14 @@ class GraphPrinter:
             if kind not in ("sym", "num") and (uses[node] > 1 or d > MAX_INLINE_DEPTH):
                 name = f"{prefix}{count}"
                 count += 1
-                lines.append(self.style.assign(name, text))
+                if g.deps[node] & late_mask:
+                    late.append((name, text))
+                else:
+                    lines.append(self.style.assign(name, text))
                 text, prec, d = name, ATOM, 0
             printed[node] = (text, prec)
             depth[node] = d
-        return lines, [printed[o][0] for o in outputs]
+        return lines, late, [printed[o][0] for o in outputs]
 
     # ------------------------------------------------------------------
 

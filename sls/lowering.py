@@ -73,13 +73,18 @@ class Printed:
     lines: list
     texts: list
     constants: list
+    late: list = field(default_factory=list)
+    late_entries: list = field(default_factory=list)
 
 
-def print_cse(entries: list, floats: frozenset, paths: list) -> list:
+def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
     """The expanded route: one ``sympy.cse`` over ``entries``, printed for each path.
 
     ``floats`` are the symbols bound to floats at run time (states, inputs).
+    Phased programs (``late``) are the graph route's (:class:`GraphReducer`).
     """
+    if late:
+        raise ValueError("the expanded route prints no phased programs")
     replacements, reduced = _cse([sympy.sympify(e) for e in entries])
     is_float = _float_flags(replacements, reduced, floats) if any(p.float_entries for p in paths) else None
     result = []
@@ -134,22 +139,26 @@ class GraphReducer:
         self.graph = graph
         self._printers: dict = {}
 
-    def __call__(self, entries: list, floats: frozenset, paths: list) -> list:
+    def __call__(self, entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
+        """One :class:`Printed` per path; temporaries and entries depending on the symbols ``late``
+        are kept apart (:attr:`Printed.late`, :attr:`Printed.late_entries`)."""
         g = self.graph
-        mask = g.mask(g.symbol(s) for s in floats)
+        mask = g.mask(g.symbol(s) for s in floats | late)
+        late_mask = g.mask(g.symbol(s) for s in late) if late else 0
         constants = [float(g.payload[e]) if g.is_number(e) else None for e in entries]
+        late_entries = [bool(g.deps[e] & late_mask) for e in entries]
         result = []
         for path in paths:
             printer = self._printers.get(id(path.style))
             if printer is None:
                 printer = self._printers[id(path.style)] = (path.style, GraphPrinter(g, path.style))
-            lines, texts = printer[1].program(entries)
+            lines, late_lines, texts = printer[1].phased_program(entries, late_mask)
             if path.float_entries:
                 texts = [
                     text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, texts, constants)
                 ]
                 texts = [repr(c) if c is not None else text for text, c in zip(texts, constants)]
-            result.append(Printed(lines, texts, constants))
+            result.append(Printed(lines, texts, constants, [Let(name, text) for name, text in late_lines], late_entries))
         return result
 
 
@@ -222,6 +231,15 @@ class SolveProgram:
     not unrolled), ``steps`` the solves, and ``results`` the outputs' values:
     ``{"qddot": [n]}`` or ``{"A": n rows of 2n, "B": n rows of m}`` (the
     lower halves of ``A`` and ``B``; their upper halves are ``[0, I]`` and 0).
+
+    A *phased* program (the graph route's ``linearized_model``, arrays ``M``,
+    ``rhs``, ``residual_jac``, ``B_u``) has entries that depend on ``q̈``:
+    ``steps`` solve ``q̈`` (``results["qddot"]``), the target binds the
+    names ``accelerations`` to it, then runs ``late`` (the temporaries and
+    entries depending on ``q̈``) and ``tail`` (the solves of ``A`` and ``B``).
+    Without the unrolled factorization the target solves ``q̈`` from
+    ``values`` itself, binds ``accelerations``, runs ``late`` and solves
+    ``A = −M⁻¹ residual_jac``, ``B = M⁻¹ B_u``.
     """
 
     lines: list
@@ -231,6 +249,14 @@ class SolveProgram:
     factor: list | None = None
     steps: list = field(default_factory=list)
     results: dict = field(default_factory=dict)
+    accelerations: list = field(default_factory=list)
+    late: list = field(default_factory=list)
+    tail: list = field(default_factory=list)
+
+    @property
+    def phased(self) -> bool:
+        """True for a program in two phases (the graph route's ``linearized_model``)."""
+        return bool(self.accelerations)
 
     @property
     def unrolled(self) -> bool:
@@ -334,8 +360,8 @@ def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) ->
     return z
 
 
-def _entry_values(prefix: str, texts: list, constants: list, bindings: list) -> list:
-    """Bind printed entries to names (or float constants) for the solver."""
+def _entry_values(prefix: str, texts: list, constants: list, bindings: list, late: list | None = None, late_bindings: list | None = None) -> list:
+    """Bind printed entries to names (or float constants) for the solver; entries flagged in ``late`` go to ``late_bindings``."""
     values = []
     for k, (text, constant) in enumerate(zip(texts, constants)):
         if constant is not None:
@@ -343,9 +369,14 @@ def _entry_values(prefix: str, texts: list, constants: list, bindings: list) -> 
         elif is_name(text):
             values.append(text)
         else:
-            bindings.append(Let(f"{prefix}{k}", text))
+            (late_bindings if late is not None and late[k] else bindings).append(Let(f"{prefix}{k}", text))
             values.append(f"{prefix}{k}")
     return values
+
+
+def _negated(value: object) -> object:
+    """``−value`` for a float constant or a name (then an expression text)."""
+    return -value if isinstance(value, float) else f"-{value}"
 
 
 def _qddot_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dict:
@@ -378,6 +409,23 @@ def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -
     return {"A": A_rows, "B": B_rows}
 
 
+def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dict:
+    """Lower halves of ``(A, B)`` of a phased program: column ``l`` of ``A`` solves ``M z = −residual_jac[:, l]``,
+    column ``j`` of ``B`` solves ``M z = B_u[:, j]``."""
+    n = len(values["rhs"])
+    m = len(values["B_u"]) // n if n else 0
+    J, B_v = values["residual_jac"], values["B_u"]
+    A_rows = [[None] * (2 * n) for _ in range(n)]
+    for l in range(2 * n):
+        for a, value in enumerate(_solve(emit, L, reciprocal, [_negated(J[a * 2 * n + l]) for a in range(n)], str(l))):
+            A_rows[a][l] = value
+    B_rows = [[None] * m for _ in range(n)]
+    for j in range(m):
+        for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
+            B_rows[a][j] = value
+    return {"A": A_rows, "B": B_rows}
+
+
 _STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
 
 
@@ -391,28 +439,46 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
     """
     M = arrays["M"]
     n = len(M)
+    phased = "residual_jac" in arrays
+    late_symbols = acceleration_symbols(n) if phased else ()
     upper = [(a, b) for a in range(n) for b in range(a, n)]
     flats = {key: list(_flatten(array)) for key, array in arrays.items() if key != "M"}
-    printed = reduce([M[a][b] for a, b in upper] + [e for flat in flats.values() for e in flat], floats, paths)
+    entries = [M[a][b] for a, b in upper] + [e for flat in flats.values() for e in flat]
+    if phased:
+        printed = reduce(entries, floats, paths, frozenset(late_symbols))
+    else:
+        printed = reduce(entries, floats, paths)
     shapes = {key: _shape(array) for key, array in arrays.items()}
     programs = []
     for path, p in zip(paths, printed):
         bindings: list = []
+        late_bindings: list = []
         start = len(upper)
         m_values = _entry_values(path.prefix("M"), p.texts[:start], p.constants[:start], bindings)
         m_map = dict(zip(upper, m_values))
         values = {"M": [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]}
         for key, flat in flats.items():
             part = slice(start, start + len(flat))
-            values[key] = _entry_values(path.prefix(key), p.texts[part], p.constants[part], bindings)
+            late = p.late_entries[part] if phased else None
+            values[key] = _entry_values(path.prefix(key), p.texts[part], p.constants[part], bindings, late, late_bindings)
             start += len(flat)
+        phase = {}
+        if phased:
+            names = path.style.names
+            phase = {"accelerations": [names.get(s.name, s.name) for s in late_symbols], "late": list(p.late) + late_bindings}
         if unroll_max is not None and n > unroll_max:
-            programs.append(SolveProgram(p.lines, bindings, values, shapes))
+            programs.append(SolveProgram(p.lines, bindings, values, shapes, **phase))
             continue
         emit = _Emitter()
         grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
         L, reciprocal = _factor(emit, grid, n)
         factor, emit.ops = emit.ops, []
+        if phased:
+            results = _qddot_steps(emit, values, L, reciprocal)
+            steps, emit.ops = emit.ops, []
+            results.update(_phased_tail(emit, values, L, reciprocal))
+            programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, steps, results, tail=emit.ops, **phase))
+            continue
         results = _STEPS[name](emit, values, L, reciprocal)
         programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))
     return programs
@@ -444,7 +510,8 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MA
         if function.numeric:
             result[function.name] = None
             continue
-        chosen = {key: arrays[key] for key in function.arrays}
+        keys = function.graph_arrays if function.graph_arrays and dynamics.graph is not None else function.arrays
+        chosen = {key: arrays[key] for key in keys}
         floats = function_floats(dynamics, function)
         if function.solve:
             result[function.name] = (

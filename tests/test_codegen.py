@@ -131,8 +131,9 @@ def _non_pd_model():
     )
 
 
-def test_unrolled_solve_raises_linalgerror_for_non_pd_mass_matrix(generate_package):
-    p = generate_package(_non_pd_model())
+@pytest.mark.parametrize("method", ["expanded", "graph"])
+def test_unrolled_solve_raises_linalgerror_for_non_pd_mass_matrix(generate_package, method):
+    p = generate_package(_non_pd_model(), method)
     bad = np.array([0.0, 0.3, 0.1, 0.2])
     with pytest.raises(np.linalg.LinAlgError, match="q1=0"):
         p.qddot_fun(bad, [0.0, 0.0], k=2.0)
@@ -173,3 +174,31 @@ def test_generation_is_deterministic(tmp_path):
     assert outputs[0].keys() == outputs[1].keys()
     for key in outputs[0]:
         assert outputs[0][key] == outputs[1][key], key
+
+
+@pytest.mark.parametrize("n", [3, 9])
+def test_graph_linearization_numpy_branch_matches_the_unrolled_one(tmp_path, n):
+    """The graph route's phased linearized_model: the numpy branch (taken when an unrolled pivot is <= 0,
+    and always for n > 8) gives what the unrolled branch and the expanded route give."""
+    from conftest import build, import_package
+
+    model = nlink_pendulum(n)
+    graph = build(model, tmp_path / "graph", "graph")
+    expanded = build(model, tmp_path / "expanded", "expanded")
+    source = (tmp_path / "graph" / "linearized_model.py").read_text()
+    assert ("_factored = True" in source) == (n <= codegen.UNROLL_MAX)
+    forced = tmp_path / "forced"
+    forced.mkdir()
+    for f in (tmp_path / "graph").iterdir():
+        if f.is_file():
+            (forced / f.name).write_text(f.read_text().replace("_factored = True", "_factored = False"))
+    numpy_branch = import_package(forced)
+    rng = np.random.default_rng(n)
+    X = rng.uniform(-1.5, 1.5, (4, 2 * n))
+    U = rng.uniform(-1, 1, (4, n))
+    for package in (graph, numpy_branch):
+        for x, u in zip(X, U):
+            for got, want in zip(package.linearized_model(x, u), expanded.linearized_model(x, u)):
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+        for got, want in zip(package.linearized_model(X, U), expanded.linearized_model(X, U)):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)

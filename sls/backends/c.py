@@ -367,6 +367,10 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
     """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a pivot ≤ 0 returns ``failure``), solves, outputs."""
     lines = list(program.lines) + _op_lines(program.bindings, failure) + _op_lines(program.factor, failure)
     lines += _op_lines(program.steps, failure)
+    if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
+        qddot = program.results["qddot"]
+        lines += [_c_assign(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
+        lines += _op_lines(program.late, failure) + _op_lines(program.tail, failure)
     if name == "qddot_fun":
         return lines + _fill("out", [text_of(v) for v in program.results["qddot"]])
     A_rows, B_rows = program.results["A"], program.results["B"]

@@ -49,7 +49,7 @@ BUILTINS = frozenset(
     "struct reshape double sprintf disp size ans".split()
 )
 #: Locals and argument names of the generated functions.
-LOCAL_NAMES = frozenset("x u p qddot rhs dM drhs R failed Z k unknown".split())
+LOCAL_NAMES = frozenset("x u p qddot rhs dM drhs residual_jac R failed Z k unknown".split())
 #: Output names of every generated function (each is a local in its file) and the function names.
 OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) | frozenset(functions.NAMES)
 #: What the generated files never contain (Octave-only syntax), checked by the tests.
@@ -195,6 +195,8 @@ def kernel_body(lowered: lowering.Lowered) -> list:
 def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
     """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
     lines = list(program.lines) + [_assign(op.name, op.value) for op in program.bindings]
+    if program.phased:
+        return _phased_body(program, n, m, failure, lines)
     arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
     for array in arrays:
         lines += fill(array, program.shapes[array], program.values[array])
@@ -345,3 +347,20 @@ def function_spec(function: functions.Function, model: object, names: dict, line
         "body": lines,
         "wrapper": function.uses is not None,
     }
+
+
+def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, lines: list) -> list:
+    """The graph route's ``linearized_model``: ``qddot`` first, then ``∂r/∂x`` at it, ``A = −M⁻¹ ∂r/∂x``."""
+    for array in ("M", "rhs", "B_u"):
+        lines += fill(array, program.shapes[array], program.values[array])
+    lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end", "qddot = R \\ (R' \\ rhs);"]
+    lines += [f"{name} = qddot({k + 1});" for k, name in enumerate(program.accelerations)]
+    lines += [_assign(op.name, op.value) for op in program.late]
+    lines += fill("residual_jac", program.shapes["residual_jac"], program.values["residual_jac"])
+    lines = [local(line) for line in lines]
+    return lines + [
+        "% d(qddot)/dx = -M \\ dr/dx, r = M qddot + C qdot + phi + fric - B_u u at fixed qddot and u",
+        "Z = R \\ (R' \\ [-residual_jac, B_u]);",
+        f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];",
+        f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];",
+    ]
