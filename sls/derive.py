@@ -250,7 +250,21 @@ def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynami
             ) from None
     else:
         dynamics = derive_expanded(model, simplify)
-    return replace(dynamics, arrays=function_arrays(dynamics))
+    arrays = function_arrays(dynamics)
+    if dynamics.graph is not None:
+        arrays.update(_shared(dynamics.graph, {key: arrays[key] for key in SOLVED_ARRAYS}))
+    return replace(dynamics, arrays=arrays)
+
+
+#: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
+SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
+
+
+def _shared(graph: Graph, arrays: dict) -> dict:
+    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.graph.Graph.share_sums` (same values, fewer additions)."""
+    flats = {key: _flat(array) for key, array in arrays.items()}
+    shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
+    return {key: _nest([next(shared) for _ in flat], _shape_of(arrays[key])) for key, flat in flats.items()}
 
 
 def acceleration_symbols(n: int) -> tuple:
@@ -516,7 +530,10 @@ def choose_method(model: Model, simplify: bool = False) -> str:
 def derive_on_graph(model: Model) -> Dynamics:
     """Every term of :class:`Dynamics`, differentiated on one expression graph.
 
-    With the momentum ``p = ∂T/∂q̇`` (reverse mode, together with ``∂T/∂q``):
+    ``T``'s velocity sums are first collected by their rate-free parts and
+    sums sharing terms regrouped (:meth:`~sls.graph.Graph.collect_rates`,
+    :meth:`~sls.graph.Graph.share_sums`). With the momentum ``p = ∂T/∂q̇``
+    (reverse mode, together with ``∂T/∂q``):
 
     * ``M_ij = ∂p_i/∂q̇_j`` (forward mode, one pass per column),
     * ``h = C q̇ = (∂p/∂q) q̇ − ∂T/∂q`` (one directional derivative of ``p``),
@@ -528,14 +545,10 @@ def derive_on_graph(model: Model) -> Dynamics:
 
     For the linearization, ``residual_jac = ∂r/∂x`` of ``r = d/dt p − ∂T/∂q +
     φ + fric − B_u u`` at fixed ``q̈ = a`` (symbols) and ``u``, where ``d/dt p =
-    (∂p/∂q) q̇ + M a`` is one directional derivative of ``p``:
-
-    * ``∂r/∂q`` by reverse mode, one pass per row, with ``a`` in the graph, so
-      ``(∂M/∂q) a`` is never formed entry by entry (``∂M/∂q`` has n³ entries,
-      this row pass shares the work of the whole graph);
-    * ``∂r/∂q̇ = 2C + ∂(fric − B_u u)/∂q̇``, with ``2C = Ṁ + P − Pᵀ`` and ``P =
-      ∂p/∂q`` (T is a quadratic form in q̇, so ``h = C q̇`` is too and
-      ``∂h/∂q̇ = 2C``; ``Ṁ`` is one directional derivative of ``M``).
+    (∂p/∂q) q̇ + M a`` is one directional derivative of ``p``: one reverse pass
+    per row, with ``a`` in the graph, so ``(∂M/∂q) a`` is never formed entry
+    by entry (``∂M/∂q`` has n³ entries; the row passes share the work of the
+    whole graph).
 
     No Christoffel tensor and no expanded ``T``: the cost grows with the size
     of the graph. The arrays hold graph nodes; code is printed straight from
@@ -546,7 +559,11 @@ def derive_on_graph(model: Model) -> Dynamics:
     q = [graph.symbol(s) for s in model.q]
     dq = [graph.symbol(s) for s in model.dq]
     x = q + dq
-    T, V = graph.share_sums([graph.from_sympy(model.T), graph.from_sympy(model.V)])
+    energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
+    collected = graph.collect_rates(energies, dq)
+    if graph.operation_count(collected) <= graph.operation_count(energies):
+        energies = collected
+    T, V = graph.share_sums(energies)
     fric = [graph.from_sympy(f) for f in model.fric]
     forces = [graph.from_sympy(f) for f in model.forces]
     inputs = [graph.symbol(u) for u in model.inputs]
@@ -584,7 +601,7 @@ def derive_on_graph(model: Model) -> Dynamics:
     B = graph.jacobian(forces, inputs)
     B_flat = [e for row in B for e in row]
     dB = [graph.forward(B_flat, {xl: graph.one}) for xl in x]
-    residual_jac = _residual_jacobian(graph, model, T_q, momentum, M_flat, phi, fric, B, q, dq, inputs)
+    residual_jac = _residual_jacobian(graph, model, T_q, momentum, phi, fric, B, q, dq, inputs)
 
     m = model.m
     return Dynamics(
@@ -610,11 +627,12 @@ def derive_on_graph(model: Model) -> Dynamics:
     )
 
 
-def _residual_jacobian(graph: Graph, model: Model, T_q, momentum, M_flat, phi, fric, B, q, dq, inputs) -> list:
+def _residual_jacobian(graph: Graph, model: Model, T_q, momentum, phi, fric, B, q, dq, inputs) -> list:
     """``∂r/∂x`` (n rows of 2n nodes) of ``r = M a + C q̇ + φ + fric − B_u u`` at fixed ``a`` and ``u``.
 
-    See :func:`derive_on_graph`: ``∂r/∂q`` row by row in reverse mode,
-    ``∂r/∂q̇ = Ṁ + P − Pᵀ + ∂(fric − B_u u)/∂q̇`` with ``P = ∂p/∂q``.
+    ``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``, the first two terms one
+    directional derivative of ``p`` along ``(q̇, a)``; each row is one
+    reverse pass (see :func:`derive_on_graph`).
     """
     n = model.n
     a = [graph.symbol(s) for s in acceleration_symbols(n)]
@@ -622,16 +640,9 @@ def _residual_jacobian(graph: Graph, model: Model, T_q, momentum, M_flat, phi, f
     seeds.update(zip(dq, a))
     momentum_rate = graph.forward(momentum, seeds)  # (∂p/∂q) q̇ + M a
     applied = [graph.add(graph.mul((B[k][j], inputs[j])) for j in range(model.m)) for k in range(n)]
-    rate_free = [graph.sub(fric[k], applied[k]) for k in range(n)]  # fric − B_u u
-    residual = [graph.add((momentum_rate[k], graph.neg(T_q[k]), phi[k], rate_free[k])) for k in range(n)]
-    r_q = [graph.gradient(r, q) for r in residual]
-    P = [graph.gradient(p, q) for p in momentum]
-    M_rate = graph.forward(M_flat, seeds={qi: dqi for qi, dqi in zip(q, dq)})
-    r_dq = [graph.gradient(f, dq) for f in rate_free]
-    return [
-        r_q[k] + [graph.add((M_rate[k * n + j], P[k][j], graph.neg(P[j][k]), r_dq[k][j])) for j in range(n)]
-        for k in range(n)
-    ]
+    residual = [graph.add((momentum_rate[k], graph.neg(T_q[k]), phi[k], fric[k], graph.neg(applied[k]))) for k in range(n)]
+    return [graph.gradient(r, q + dq) for r in residual]
+
 
 
 def _nest(flat: list, shape: tuple) -> tuple:
