@@ -96,6 +96,10 @@ class Model:
     renamed : tuple of (str, str)
         Symbol names given through the Python API that were mapped onto
         identifiers (e.g. ``I_{1zz}`` → ``I_1zz``).
+    tree : object or None
+        The kinematic tree a robot model was read from (a parsed
+        :class:`sls.urdf.Robot`), for derivations that follow the tree; ``None``
+        for models given by their energies.
     """
 
     name: str
@@ -116,6 +120,7 @@ class Model:
     stabilization: float = 0.0
     friction: tuple | None = None
     renamed: tuple = ()
+    tree: object | None = None
 
     def warnings(self) -> list[str]:
         """Likely mistakes worth a warning: parameters given a value but unused, and
@@ -225,6 +230,7 @@ def build_model(
     loads: list | None = None,
     stabilization: float = 0.0,
     renamed: tuple = (),
+    tree: object | None = None,
 ) -> Model:
     """Check the structure of a model and return it as a :class:`Model`.
 
@@ -321,6 +327,7 @@ def build_model(
         stabilization=stabilization,
         friction=user_fric,
         renamed=tuple(renamed),
+        tree=tree,
     )
 
 

@@ -103,6 +103,11 @@ class Joint:
     rpy: tuple
     axis: tuple
     damping: float
+    #: Coulomb friction force/torque of ``<dynamics friction>`` (0: none).
+    friction: float = 0.0
+    #: ``(followed joint name, multiplier, offset)`` of a ``<mimic>`` joint: it is not a
+    #: coordinate; its position is ``multiplier·q_followed + offset``, its rate ``multiplier·q̇_followed``.
+    mimic: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,12 @@ class Robot:
 
     @property
     def movable(self) -> tuple:
-        """The movable joints, in tree order (the coordinates)."""
+        """The movable joints that are coordinates (not mimic joints), in tree order."""
+        return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES and j.mimic is None)
+
+    @property
+    def moving(self) -> tuple:
+        """Every joint that moves, coordinates and mimic joints, in tree order."""
         return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES)
 
 
@@ -142,6 +152,7 @@ def load_urdf(path: str | Path, *, name: str | None = None, source: str | None =
             params=params,
             name=name or path.stem,
             source=source or f"URDF file {path.name}",
+            tree=robot,
         )
     except SlsError as exc:
         raise ModelFileError(f"{filename}: {exc}") from None
