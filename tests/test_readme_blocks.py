@@ -1,11 +1,16 @@
-"""The README's code blocks, run in order in one folder as a new user would, output compared where shown.
+"""The code blocks of the README and of every page under docs/, run page by page as a reader would.
 
-Shell blocks run their `sls ...` commands (the installed console script; `pip`,
-`venv`, `pytest` and benchmark lines are skipped), TOML blocks are saved under the
-name the next shell block uses, Python blocks run in the same folder. Where a
-block is followed by a `text` block, the output must match it: the same words,
-numbers equal to 3 significant digits (run times masked). No output may show a
-traceback.
+Each page runs in a fresh folder, its blocks in the order the page shows them.
+Shell blocks (`bash`, `shell`) run their `sls ...` commands (the installed console
+script), C compiler lines (`cc ...`, with `$CC` if set) and the programs they build
+(`./step`); `pip`, `venv`, `pytest`, `mkdocs` and benchmark lines are skipped. TOML
+blocks are saved under the name the next shell block generates from; any other TOML
+block must parse, and load as a model if it has a `state`. C blocks are saved under the
+name the next shell block compiles. Python blocks run in the same folder; `matlab`
+blocks run in GNU Octave where it is installed. Where a block is followed by a `text`
+block, the output must match it: the same words, numbers equal to 3 significant digits
+(run times masked). No output may show a traceback, and a block in any other language
+fails: pages added under docs/ are picked up by the glob, with the same rules.
 """
 
 from __future__ import annotations
@@ -13,21 +18,30 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: sls depends on tomli there
+    import tomli as tomllib
+
 REPO = Path(__file__).resolve().parent.parent
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
-SKIP = ("pip ", "python3 -m venv", ". .venv", "pytest", "python -m benchmarks")
+SKIP = ("pip ", "python3 -m venv", ". .venv", "pytest", "python -m benchmarks", "mkdocs ")
+SHELL = ("bash", "shell")
+CC = os.environ.get("CC", "cc")
+OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 
 
-def _blocks() -> list[tuple[str, str, str | None]]:
-    """(language, body, the text block right after it or None)."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def _blocks(text: str) -> list[tuple[str, str, str | None]]:
+    """(language, body, the text block right after it or None) of every block but the text blocks."""
     found = list(BLOCK.finditer(text))
     blocks = []
     for k, match in enumerate(found):
@@ -54,14 +68,16 @@ def _env() -> dict:
 
 
 def _commands(body: str) -> list[list[str]]:
+    """The commands of a shell block to run, as argument lists (``sls`` stays the first word)."""
     commands = []
     for line in body.replace("\\\n", " ").splitlines():
         for part in line.split("&&"):
             part = part.split("  #")[0].strip()
-            if part.startswith("sls ") or part == "sls":
-                commands.append(shlex.split(part)[1:])
+            words = shlex.split(part) if part else []
+            if words and (words[0] in ("sls", "cc") or words[0].startswith("./")):
+                commands.append(words)
             else:
-                assert not part or part.startswith(SKIP), f"README shell line not understood: {part!r}"
+                assert not part or part.startswith(SKIP), f"shell line not understood: {part!r}"
     return commands
 
 
@@ -77,39 +93,112 @@ def _same(got: str, expected: str) -> bool:
     return True
 
 
-def test_readme_blocks_run_and_print_what_the_readme_shows(tmp_path):
-    pytest.importorskip("matplotlib")  # the README's cart-pole run writes a plot
-    env = {**_env(), "MPLBACKEND": "Agg"}
-    blocks = _blocks()
-    ran = {"bash": 0, "python": 0, "compared": 0}
-    for k, (language, body, expected) in enumerate(blocks):
-        if language == "toml":
-            following = blocks[k + 1][1] if k + 1 < len(blocks) and blocks[k + 1][0] == "bash" else ""
-            name = re.search(r"sls generate (\S+\.toml)", following)
-            if name:
-                (tmp_path / name.group(1)).write_text(body, encoding="utf-8")
-            continue
-        if language == "bash":
-            output = ""
-            for command in _commands(body):
-                done = subprocess.run(_sls() + command, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
-                assert "Traceback" not in done.stderr, done.stderr
-                assert done.returncode == 0 or done.stderr.startswith("error: "), done.stderr
-                progress = re.compile(r"^(generating \S+|simulating): \d+%")  # plain progress, on a slow machine
-                output += done.stdout + "".join(line for line in done.stderr.splitlines(True) if not progress.match(line))
-            ran["bash"] += 1
-        elif language == "python":
-            done = subprocess.run([sys.executable, "-"], input=body, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
-            assert done.returncode == 0, f"README python block {body[:60]!r} failed:\n{done.stderr}"
-            output = done.stdout
-            ran["python"] += 1
+def _file_for(blocks: list, k: int, pattern: str) -> str | None:
+    """The file name the shell block after block ``k`` uses, by ``pattern`` (one group), or None."""
+    if k + 1 < len(blocks) and blocks[k + 1][0] in SHELL:
+        found = re.search(pattern, blocks[k + 1][1])
+        return found.group(1) if found else None
+    return None
+
+
+def _run_shell(body: str, folder: Path, env: dict) -> str:
+    output = ""
+    progress = re.compile(r"^(generating \S+|simulating): \d+%")  # plain progress, on a slow machine
+    for words in _commands(body):
+        if words[0] == "sls":
+            done = subprocess.run(_sls() + words[1:], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+            assert "Traceback" not in done.stderr, done.stderr
+            assert done.returncode == 0 or done.stderr.startswith("error: "), done.stderr
         else:
-            continue
+            command = [*CC.split(), *words[1:]] if words[0] == "cc" else [str(folder / words[0])]
+            done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+            assert done.returncode == 0, f"{' '.join(words)} failed:\n{done.stdout}{done.stderr}"
+        output += done.stdout + "".join(line for line in done.stderr.splitlines(True) if not progress.match(line))
+    return output
+
+
+def run_page(text: str, folder: Path, env: dict) -> dict:
+    """Run the blocks of one page in ``folder``; how many of each kind ran, were compared or could not run here."""
+    blocks = _blocks(text)
+    ran = {"shell": 0, "python": 0, "c": 0, "toml": 0, "matlab": 0, "compared": 0, "no octave": 0}
+    for k, (language, body, expected) in enumerate(blocks):
+        output = None
+        if language == "toml":
+            data = tomllib.loads(body)  # every TOML block is valid TOML
+            name = _file_for(blocks, k, r"sls generate (\S+\.toml)")
+            if name:
+                (folder / name).write_text(body, encoding="utf-8")
+            elif "state" in data:
+                import sls
+
+                shown = folder / "shown_model.toml"
+                shown.write_text(body, encoding="utf-8")
+                sls.load_toml(shown)  # a whole model shown, not generated here: it must load
+        elif language == "c":
+            name = _file_for(blocks, k, r"(\S+\.c)\b")
+            assert name, f"C block {body[:60]!r}: the next shell block compiles no .c file"
+            (folder / name).write_text(body, encoding="utf-8")
+        elif language in SHELL:
+            output = _run_shell(body, folder, env)
+            language = "shell"
+        elif language == "python":
+            done = subprocess.run([sys.executable, "-"], input=body, cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+            assert done.returncode == 0, f"python block {body[:60]!r} failed:\n{done.stderr}"
+            output = done.stdout
+        elif language == "matlab":
+            if OCTAVE is None:
+                ran["no octave"] += 1
+                continue
+            done = subprocess.run(
+                [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", body],
+                cwd=folder, capture_output=True, text=True, timeout=300,
+            )
+            assert done.returncode == 0, f"matlab block {body[:60]!r} failed in Octave:\n{done.stdout}{done.stderr}"
+            output = done.stdout
+        else:
+            raise AssertionError(f"a ```{language} block cannot be run: use bash, shell, python, toml, c, matlab or text")
+        ran[language] += 1
         if expected is not None:
-            assert _same(output, expected), f"README shows:\n{expected}\nthe program prints:\n{output}"
+            assert output is not None, f"a text block follows a {language} block, which prints nothing"
+            assert _same(output, expected), f"the page shows:\n{expected}\nthe program prints:\n{output}"
             ran["compared"] += 1
-    assert ran["bash"] >= 6 and ran["python"] >= 6 and ran["compared"] >= 3, ran
-    assert (tmp_path / "cart_pole.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return ran
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(REPO)) for page in PAGES])
+def test_page_blocks_run_and_print_what_the_page_shows(page, tmp_path):
+    text = page.read_text(encoding="utf-8")
+    if "--plot" in text or "sls.plot" in text:
+        pytest.importorskip("matplotlib")  # the page writes a plot
+    if "```c\n" in text and shutil.which(CC.split()[0]) is None:
+        pytest.skip(f"the page compiles C and there is no C compiler ({CC})")
+    ran = run_page(text, tmp_path, {**_env(), "MPLBACKEND": "Agg"})
+    runnable = sum(1 for language, _, _ in _blocks(text))
+    assert sum(ran[kind] for kind in ("shell", "python", "c", "toml", "matlab", "no octave")) == runnable, ran
+    if "--plot cart_pole.png" in text:
+        assert (tmp_path / "cart_pole.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_readme_and_the_guides_hold_runnable_blocks():
+    counts = {page.relative_to(REPO).as_posix(): _blocks(page.read_text(encoding="utf-8")) for page in PAGES}
+    assert len(counts["README.md"]) >= 4
+    for page in ("docs/tutorial.md", "docs/control.md", "docs/troubleshooting.md", "docs/c-target.md", "docs/matlab.md"):
+        assert counts[page], f"{page} shows no code"
+    outputs = sum(1 for blocks in counts.values() for _, _, expected in blocks if expected is not None)
+    assert outputs >= 6, "pages show program output in text blocks, and the test compares it"
+
+
+def test_a_page_whose_output_differs_or_whose_block_cannot_run_fails(tmp_path):
+    env = _env()
+    run_page("```python\nprint(1 + 1)\n```\n\n```text\n2\n```\n", tmp_path, env)
+    with pytest.raises(AssertionError, match="the page shows"):
+        run_page("```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n", tmp_path, env)
+    with pytest.raises(AssertionError, match="cannot be run"):
+        run_page("```console\n$ sls generate\n```\n", tmp_path, env)
+    with pytest.raises(AssertionError, match="not understood"):
+        run_page("```bash\nls -l\n```\n", tmp_path, env)
+    with pytest.raises(tomllib.TOMLDecodeError):
+        run_page("```toml\nstate = [\n```\n", tmp_path, env)
 
 
 def test_compare_is_strict_on_words_and_loose_on_digits():
