@@ -188,6 +188,18 @@ def test_the_readme_and_the_guides_hold_runnable_blocks():
     assert outputs >= 6, "pages show program output in text blocks, and the test compares it"
 
 
+def test_the_readme_links_to_files_that_exist():
+    """The README is read outside the site (mkdocs checks the pages' links, not the README's)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    links = [link.split("#")[0] for link in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in link]
+    assert len(links) >= 10
+    for link in links:
+        assert (REPO / link).is_file(), f"README.md links to {link}, which does not exist"
+    listed = set(re.findall(r"\]\(docs/([^)#]+\.md)\)", readme))
+    pages = {page.relative_to(REPO / "docs").as_posix() for page in PAGES[1:]} - {"index.md"}
+    assert pages <= listed, f"the README's table of pages misses {sorted(pages - listed)}"
+
+
 def test_a_page_whose_output_differs_or_whose_block_cannot_run_fails(tmp_path):
     env = _env()
     run_page("```python\nprint(1 + 1)\n```\n\n```text\n2\n```\n", tmp_path, env)
