@@ -5,8 +5,9 @@ Shell blocks (`bash`, `shell`) run their `sls ...` commands (the installed conso
 script), C compiler lines (`cc ...`, with `$CC` if set) and the programs they build
 (`./step`); `pip`, `venv`, `pytest`, `mkdocs` and benchmark lines are skipped. TOML
 blocks are saved under the name the next shell block generates from; any other TOML
-block must parse, and load as a model if it has a `state`. C blocks are saved under the
-name the next shell block compiles. Python blocks run in the same folder; `matlab`
+block must parse, and load as a model if it has a `state`; `xml` blocks likewise (a URDF
+file the next shell block generates from, else it must parse as XML). C blocks are saved
+under the name the next shell block compiles. Python blocks run in the same folder; `matlab`
 blocks run in GNU Octave where it is installed. Where a block is followed by a `text`
 block, the output must match it: the same words, numbers equal to 3 significant digits
 (run times masked). No output may show a traceback, and a block in any other language
@@ -21,6 +22,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
@@ -120,7 +122,7 @@ def _run_shell(body: str, folder: Path, env: dict) -> str:
 def run_page(text: str, folder: Path, env: dict) -> dict:
     """Run the blocks of one page in ``folder``; how many of each kind ran, were compared or could not run here."""
     blocks = _blocks(text)
-    ran = {"shell": 0, "python": 0, "c": 0, "toml": 0, "matlab": 0, "compared": 0, "no octave": 0}
+    ran = {"shell": 0, "python": 0, "c": 0, "toml": 0, "xml": 0, "matlab": 0, "compared": 0, "no octave": 0}
     for k, (language, body, expected) in enumerate(blocks):
         output = None
         if language == "toml":
@@ -134,6 +136,12 @@ def run_page(text: str, folder: Path, env: dict) -> dict:
                 shown = folder / "shown_model.toml"
                 shown.write_text(body, encoding="utf-8")
                 sls.load_toml(shown)  # a whole model shown, not generated here: it must load
+        elif language == "xml":
+            name = _file_for(blocks, k, r"sls generate (\S+\.urdf)")
+            if name:
+                (folder / name).write_text(body, encoding="utf-8")
+            else:
+                ElementTree.fromstring(body)  # an excerpt shown, not generated here: it must be XML
         elif language == "c":
             name = _file_for(blocks, k, r"(\S+\.c)\b")
             assert name, f"C block {body[:60]!r}: the next shell block compiles no .c file"
@@ -156,7 +164,7 @@ def run_page(text: str, folder: Path, env: dict) -> dict:
             assert done.returncode == 0, f"matlab block {body[:60]!r} failed in Octave:\n{done.stdout}{done.stderr}"
             output = done.stdout
         else:
-            raise AssertionError(f"a ```{language} block cannot be run: use bash, shell, python, toml, c, matlab or text")
+            raise AssertionError(f"a ```{language} block cannot be run: use bash, shell, python, toml, xml, c, matlab or text")
         ran[language] += 1
         if expected is not None:
             assert output is not None, f"a text block follows a {language} block, which prints nothing"
@@ -174,7 +182,7 @@ def test_page_blocks_run_and_print_what_the_page_shows(page, tmp_path):
         pytest.skip(f"the page compiles C and there is no C compiler ({CC})")
     ran = run_page(text, tmp_path, {**_env(), "MPLBACKEND": "Agg"})
     runnable = sum(1 for language, _, _ in _blocks(text))
-    assert sum(ran[kind] for kind in ("shell", "python", "c", "toml", "matlab", "no octave")) == runnable, ran
+    assert sum(ran[kind] for kind in ("shell", "python", "c", "toml", "xml", "matlab", "no octave")) == runnable, ran
     if "--plot cart_pole.png" in text:
         assert (tmp_path / "cart_pole.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -211,6 +219,20 @@ def test_a_page_whose_output_differs_or_whose_block_cannot_run_fails(tmp_path):
         run_page("```bash\nls -l\n```\n", tmp_path, env)
     with pytest.raises(tomllib.TOMLDecodeError):
         run_page("```toml\nstate = [\n```\n", tmp_path, env)
+    with pytest.raises(ElementTree.ParseError):
+        run_page("```xml\n<robot><link></robot>\n```\n", tmp_path, env)
+
+
+def test_a_urdf_block_is_the_file_the_next_command_generates(tmp_path):
+    urdf = (
+        '<robot name="r"><link name="base"/><link name="arm"><inertial><mass value="1"/>'
+        '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/><origin xyz="0.5 0 0"/></inertial></link>'
+        '<joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/></joint></robot>'
+    )
+    page = f"```xml\n{urdf}\n```\n\n```bash\nsls generate r.urdf --out r_eom\n```\n\n```text\nwrote 18 files to r_eom/ (r: n = 1, m = 1) in 0.1 s\n```\n"
+    ran = run_page(page, tmp_path, _env())
+    assert ran["xml"] == 1 and ran["compared"] == 1
+    assert (tmp_path / "r_eom" / "qddot_fun.py").is_file()
 
 
 def test_compare_is_strict_on_words_and_loose_on_digits():
