@@ -22,8 +22,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -48,15 +48,16 @@ def _blocks(text: str) -> list[tuple[str, str, str | None]]:
     blocks = []
     for k, match in enumerate(found):
         following = None
-        if k + 1 < len(found) and found[k + 1].group(1) == "text" and not text[match.end() : found[k + 1].start()].strip():
-            following = found[k + 1].group(2)
+        after = found[k + 1] if k + 1 < len(found) else None
+        if after is not None and after.group(1) == "text" and not text[match.end() : after.start()].strip():
+            following = after.group(2)
         if match.group(1) != "text":
             blocks.append((match.group(1), match.group(2), following))
     return blocks
 
 
 def _sls() -> list[str]:
-    """The console script installed with this interpreter, else this checkout's sls run as a module (see :func:`_env`)."""
+    """The console script installed with this interpreter, else this checkout's sls as a module (see :func:`_env`)."""
     found = Path(sys.executable).with_name("sls")
     return [str(found)] if found.exists() else [sys.executable, "-m", "sls"]
 
@@ -150,7 +151,9 @@ def run_page(text: str, folder: Path, env: dict) -> dict:
             output = _run_shell(body, folder, env)
             language = "shell"
         elif language == "python":
-            done = subprocess.run([sys.executable, "-"], input=body, cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+            done = subprocess.run(
+                [sys.executable, "-"], input=body, cwd=folder, capture_output=True, text=True, env=env, timeout=300
+            )
             assert done.returncode == 0, f"python block {body[:60]!r} failed:\n{done.stderr}"
             output = done.stdout
         elif language == "matlab":
@@ -164,7 +167,9 @@ def run_page(text: str, folder: Path, env: dict) -> dict:
             assert done.returncode == 0, f"matlab block {body[:60]!r} failed in Octave:\n{done.stdout}{done.stderr}"
             output = done.stdout
         else:
-            raise AssertionError(f"a ```{language} block cannot be run: use bash, shell, python, toml, xml, c, matlab or text")
+            raise AssertionError(
+                f"a ```{language} block cannot be run: use bash, shell, python, toml, xml, c, matlab or text"
+            )
         ran[language] += 1
         if expected is not None:
             assert output is not None, f"a text block follows a {language} block, which prints nothing"
@@ -190,7 +195,8 @@ def test_page_blocks_run_and_print_what_the_page_shows(page, tmp_path):
 def test_the_readme_and_the_guides_hold_runnable_blocks():
     counts = {page.relative_to(REPO).as_posix(): _blocks(page.read_text(encoding="utf-8")) for page in PAGES}
     assert len(counts["README.md"]) >= 4
-    for page in ("docs/tutorial.md", "docs/control.md", "docs/troubleshooting.md", "docs/c-target.md", "docs/matlab.md"):
+    guides = ("docs/tutorial.md", "docs/control.md", "docs/troubleshooting.md", "docs/c-target.md", "docs/matlab.md")
+    for page in guides:
         assert counts[page], f"{page} shows no code"
     outputs = sum(1 for blocks in counts.values() for _, _, expected in blocks if expected is not None)
     assert outputs >= 6, "pages show program output in text blocks, and the test compares it"
@@ -229,7 +235,10 @@ def test_a_urdf_block_is_the_file_the_next_command_generates(tmp_path):
         '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/><origin xyz="0.5 0 0"/></inertial></link>'
         '<joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/></joint></robot>'
     )
-    page = f"```xml\n{urdf}\n```\n\n```bash\nsls generate r.urdf --out r_eom\n```\n\n```text\nwrote 18 files to r_eom/ (r: n = 1, m = 1) in 0.1 s\n```\n"
+    page = (
+        f"```xml\n{urdf}\n```\n\n```bash\nsls generate r.urdf --out r_eom\n```\n\n"
+        "```text\nwrote 18 files to r_eom/ (r: n = 1, m = 1) in 0.1 s\n```\n"
+    )
     ran = run_page(page, tmp_path, _env())
     assert ran["xml"] == 1 and ran["compared"] == 1
     assert (tmp_path / "r_eom" / "qddot_fun.py").is_file()
