@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import derive, functions, validate, write
-from .backends import TARGETS, backend
+from .backends import Backend, backend
 from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy
 
@@ -79,8 +79,6 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
-    if target not in TARGETS:
-        raise ModelError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     chosen = backend(target)
     chosen.check_environment()
     chosen.check_model(model)
@@ -111,7 +109,7 @@ def generate(
     return report
 
 
-def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
+def _codegen(chosen: Backend, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
     """Build every function's code with the backend, turning printing failures into a :class:`ModelError`."""
     try:
         code = {}
@@ -124,10 +122,9 @@ def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | 
         raise
     except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        provider = {"python": "numpy and math provide", "c": "C's libm provides"}.get(chosen.name, "MATLAB provides")
         raise ModelError(
             f"cannot write numeric code for this model: {brief(first, 160)}; "
-            f"use functions {provider} (sin, cos, exp, log, sqrt, tanh, ...)"
+            f"use functions {chosen.provides} (sin, cos, exp, log, sqrt, tanh, ...)"
         ) from None
 
 
