@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import derive, functions, validate, write
+from dataclasses import replace
+
+from . import derive, validate, write
+from . import functions as registry
 from .backends import Backend, backend
 from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy
@@ -34,7 +37,16 @@ def stages(target: str = "python") -> tuple:
 
 def progress_steps(model: object = None, target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
-    return len(stages(target)) - 1 + len(functions.built(model))
+    return len(stages(target)) - 1 + len(registry.built(model))
+
+
+def choose(model: Model, functions: object, where: str = "functions", error: type | None = None) -> Model:
+    """``model`` generating only ``functions`` (names of generated functions, a list or a comma-separated
+    string) and what they need (:func:`sls.functions.for_model`); ``None`` keeps the model's own choice.
+    An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
+    if functions is None:
+        return model
+    return replace(model, functions=registry.check(model, functions, where, error))
 
 
 @dataclass
@@ -59,6 +71,7 @@ def generate(
     simplify: bool = False,
     method: str = "auto",
     target: str = "python",
+    functions: object = None,
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -67,6 +80,11 @@ def generate(
     backed by it, compiled here with ``$CC``, else ``cc``) or ``"matlab"``
     (one ``.m`` function file per function, for MATLAB and GNU Octave); see
     :data:`sls.backends.TARGETS`.
+
+    ``functions`` names the generated functions wanted (e.g. ``["qddot_fun",
+    "linearized_model"]``); the functions they call are added (``xdot_fun``
+    needs ``qddot_fun``) and only the arrays they evaluate are derived. The
+    default is every function (or the model file's ``functions`` key).
 
     ``simplify`` runs ``sympy.trigsimp`` on the mass matrix and the potential
     forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
@@ -79,6 +97,7 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
+    model = choose(model, functions)
     chosen = backend(target)
     chosen.check_environment()
     chosen.check_model(model)
@@ -94,7 +113,8 @@ def generate(
         return result
 
     try:
-        dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
+        wanted = registry.arrays(model) if registry.is_subset(model) else None
+        dynamics = stage("derive", lambda: derive.derive(model, simplify, method, wanted=wanted))
         stage("validate", lambda: validate.check_dynamics(dynamics))
         kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
         files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
@@ -144,6 +164,7 @@ def sym_lagrangian_solver(
     velocity_constraints: object = None,
     loads: object = None,
     target: str = "python",
+    functions: object = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -173,6 +194,8 @@ def sym_lagrangian_solver(
         ``"python"`` (numpy modules), ``"c"`` (C99 sources and a C-backed
         package with the same API; needs a C compiler) or ``"matlab"`` (``.m``
         files for MATLAB and GNU Octave).
+    functions : list of str, optional
+        The generated functions wanted (with what they call); default: all.
 
     Returns
     -------
@@ -183,4 +206,4 @@ def sym_lagrangian_solver(
         T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
         constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
     )
-    return generate(model, out_dir, simplify=simplify, target=target).out_dir
+    return generate(model, out_dir, simplify=simplify, target=target, functions=functions).out_dir

@@ -37,11 +37,13 @@ def template_folder(target: str = "python") -> Path:
     return template_root() / target
 
 
-def environment(*targets: str) -> jinja2.Environment:
-    """The Jinja2 environment sls renders with (strict: undefined names fail), loading from the template
-    folders of ``targets``, first match wins (the C target also renders Python templates: ``"c", "python"``)."""
+def environment(*folders: str | Path) -> jinja2.Environment:
+    """The Jinja2 environment sls renders with (strict: undefined names fail), loading from ``folders``
+    (paths, or target names for ``templates/<name>``), first match wins (the C target also renders Python
+    templates: ``"c", "python"``); default ``"python"``."""
+    paths = [f if isinstance(f, Path) else template_folder(f) for f in folders or ("python",)]
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(template_folder(t)) for t in targets or ("python",)]),
+        loader=jinja2.FileSystemLoader([str(p) for p in paths]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -106,12 +108,12 @@ def tidy(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def runtime_source(path: Path) -> str:
+def runtime_source(path: Path, comment: tuple = ("#", "//")) -> str:
     """The text of a runtime source file (a real ``.py``/``.c`` file of a backend) without its leading comment
-    block (the lines starting with ``#`` or ``//`` before the code: notes for sls's developers), as copied into
+    block (the lines starting with ``comment`` before the code: notes for sls's developers), as copied into
     a generated package after the header."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     start = 0
-    while start < len(lines) and lines[start].startswith(("#", "//")):
+    while start < len(lines) and lines[start].startswith(comment):
         start += 1
     return "".join(lines[start:])

@@ -149,7 +149,7 @@ def _write(files: dict[str, str], folder: Path) -> None:
             if entry.startswith(TEMPORARY_PREFIX):
                 with contextlib.suppress(OSError):
                     os.unlink(place / entry)
-    package = _INIT in files  # a Python package (the MATLAB target writes plain .m files)
+    package = _INIT in files  # a Python package (a target may write plain files)
     if package:
         _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
         _sync(folder)

@@ -15,6 +15,7 @@ theirs without loading the code generators.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -77,16 +78,28 @@ class Backend:
         """True when a file named ``name`` is of a kind the target writes (for removing stale files)."""
         return Path(name).suffix in self.suffixes
 
+    def runtime_folder(self) -> Path:
+        """The folder of the target's runtime sources: ``runtime/`` next to the module defining the backend."""
+        module = sys.modules[type(self).__module__]
+        return Path(module.__file__ or ".").resolve().parent / "runtime"
+
     def runtime_files(self) -> dict:
         """The target's runtime sources (files that never change per model): name → path."""
-        folder = Path(__file__).resolve().parent / self.name / "runtime"
+        folder = self.runtime_folder()
         return {p.name: p for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+
+    def template_folders(self) -> list:
+        """The folders of the target's templates, first match wins: ``templates/<t>`` for each of
+        :attr:`templates` (default: the target's name)."""
+        from .. import render
+
+        return [render.template_folder(t) for t in self.templates or (self.name,)]
 
     def environment(self) -> Any:
         """The Jinja2 environment of the target's templates (:func:`sls.render.environment`)."""
         from .. import render
 
-        return render.environment(*(self.templates or (self.name,)))
+        return render.environment(*self.template_folders())
 
     # -- code -----------------------------------------------------------------
 

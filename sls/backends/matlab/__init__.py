@@ -64,12 +64,12 @@ class MatlabBackend(Backend):
         return kernel_body(lowered[0])
 
     def solver(self, function: functions.Function, programs: list, model: Any) -> Any:
-        from .code import _quoted, solve_body
+        from .code import quoted, solve_body
 
         state = ", ".join(f"{s.name}=%.6g" for s in model.state)
         failure = (
             f"error('sls:notPositiveDefinite', "
-            f"{_quoted(f'{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
+            f"{quoted(f'{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
         )
         return solve_body(function.name, programs[0], model.n, model.m, failure)
 

@@ -193,7 +193,7 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
     ]
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """``text`` as a MATLAB single-quoted string literal."""
     return "'" + text.replace("'", "''") + "'"
 
@@ -217,11 +217,11 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     params = []
     for pname, value in model.params.items():
         local_name = names.get(pname, pname)
-        field = f"p.{pname}" if pname not in KEYWORDS else f"p.({_quoted(pname)})"
+        field = f"p.{pname}" if pname not in KEYWORDS else f"p.({quoted(pname)})"
         params.append(
             {
                 "name": pname,
-                "quoted": _quoted(pname),
+                "quoted": quoted(pname),
                 "local": local_name,
                 "field": field,
                 "default": None if value is None else number(float(value)),
@@ -237,7 +237,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     checks = []
     for argument in arguments:
         size, what = described[argument]
-        message = _quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
+        message = quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
         checks.append(f"if ~isnumeric({argument}) || numel({argument}) ~= {size} || ~all(isfinite({argument}(:)))")
         checks.append(f"    error('sls:badArgument', {message});")
         checks.append("end")
@@ -248,7 +248,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     example = None
     if model.params:
         first = next(iter(model.params))
-        example = f"{function.name}({', '.join(arguments)}, struct({_quoted(first)}, value))"
+        example = f"{function.name}({', '.join(arguments)}, struct({quoted(first)}, value))"
     return {
         "name": function.name,
         "upper": function.name.upper(),
@@ -260,7 +260,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
         "shapes": shapes,
         "checks": checks,
         "params": params,
-        "param_list": ", ".join(_quoted(p) for p in model.params),
+        "param_list": ", ".join(quoted(p) for p in model.params),
         "param_names": ", ".join(model.params) or "none",
         "example": example,
         "bindings": bindings,
