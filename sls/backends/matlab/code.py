@@ -199,7 +199,7 @@ def quoted(text: str) -> str:
 
 
 def function_spec(function: functions.Function, model: object, names: dict, lines: list) -> dict:
-    """What ``matlab_function.m.j2`` needs about one generated function."""
+    """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
     symbols = {
