@@ -11,6 +11,10 @@ both take names, argument lists, shapes and docs from here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from .model import Model
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ MULTIPLIERS = Function(
 )
 
 
-def available(model: object) -> tuple:
+def available(model: Model) -> tuple:
     """Every function ``model``'s package can hold, in the order of its ``__init__``.
 
     A constrained model adds the constraint functions and ``multipliers_fun``;
@@ -173,7 +177,7 @@ def available(model: object) -> tuple:
     return arrays + CONSTRAINT_FUNCTIONS + solves + tuple(f for f in FUNCTIONS if f.uses)
 
 
-def for_model(model: object) -> tuple:
+def for_model(model: Model) -> tuple:
     """The functions of ``model``'s package, in the order of its ``__init__``: every one of
     :func:`available`, or those ``model.functions`` chooses with what they need (:func:`needed`)."""
     full = available(model)
@@ -208,7 +212,7 @@ def needed(full: tuple, chosen: tuple) -> set:
     return keep
 
 
-def check(model: object, chosen: object, where: str = "functions", error: type | None = None) -> tuple:
+def check(model: Model, chosen: object, where: str = "functions", error: type | None = None) -> tuple:
     """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
     ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
@@ -227,17 +231,17 @@ def check(model: object, chosen: object, where: str = "functions", error: type |
     return None if needed(full, ordered) == set(valid) else ordered
 
 
-def names(model: object) -> tuple:
+def names(model: Model) -> tuple:
     """The names of :func:`for_model`."""
     return tuple(f.name for f in for_model(model))
 
 
-def is_subset(model: object) -> bool:
+def is_subset(model: Model) -> bool:
     """True when ``model.functions`` leaves out some function of :func:`available`."""
     return len(for_model(model)) < len(available(model))
 
 
-def arrays(model: object) -> tuple:
+def arrays(model: Model) -> tuple:
     """The derived arrays (:func:`sls.derive.function_arrays`) the functions of ``model`` evaluate, on either
     derivation route (``arrays`` and ``graph_arrays``), sorted."""
     return tuple(sorted({a for f in for_model(model) for a in f.arrays + f.graph_arrays}))
@@ -247,7 +251,7 @@ def arrays(model: object) -> tuple:
 BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + (MULTIPLIERS,)}
 
 
-def built(model: object) -> tuple:
+def built(model: Model) -> tuple:
     """The functions of ``model`` the codegen stage builds (every one but the wrappers), by name."""
     return tuple(f.name for f in for_model(model) if f.uses is None)
 

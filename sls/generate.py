@@ -8,11 +8,9 @@ every earlier stage succeeded.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
-
-from dataclasses import replace
 
 from . import derive, validate, write
 from . import functions as registry

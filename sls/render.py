@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 import sympy
 
 from . import __version__, functions
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from .model import Model
 
 
 def template_root() -> Path:
@@ -50,7 +54,7 @@ def environment(*folders: str | Path) -> jinja2.Environment:
     )
 
 
-def fingerprint(model: object, simplify: bool = False, method: str = "expanded") -> str:
+def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") -> str:
     """A short hash of everything that determines the generated code (the chosen functions too, when
     ``model.functions`` chooses fewer than all)."""
     parts = [
@@ -76,7 +80,7 @@ def fingerprint(model: object, simplify: bool = False, method: str = "expanded")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def context(model: object, simplify: bool = False, method: str = "expanded") -> dict:
+def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
     """Template variables describing ``model`` (``simplify``: generated with ``--simplify``;
     ``method``: the derivation route, see :data:`sls.derive.METHODS`)."""
     return {

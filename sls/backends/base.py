@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import functions
 from ..errors import ModelError
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ..model import Model
 
 
 class Backend:
@@ -50,7 +53,7 @@ class Backend:
     def check_environment(self) -> None:
         """Raise :class:`~sls.errors.MissingDependencyError` when the target cannot be built here."""
 
-    def check_model(self, model: Any) -> None:
+    def check_model(self, model: Model) -> None:
         """Raise :class:`~sls.errors.ModelError` for a model the target cannot generate."""
         if not self.constrained and getattr(model, "constrained", False):
             raise ModelError(
@@ -60,7 +63,7 @@ class Backend:
 
     # -- files --------------------------------------------------------------
 
-    def file_names(self, model: Any) -> list:
+    def file_names(self, model: Model) -> list:
         """The files the target writes for ``model`` (paths relative to the output folder)."""
         raise NotImplementedError
 
@@ -103,19 +106,19 @@ class Backend:
 
     # -- code -----------------------------------------------------------------
 
-    def paths(self, model: Any) -> list:
+    def paths(self, model: Model) -> list:
         """The :class:`~sls.lowering.Path`\\ s every function is printed on (the Python target has two)."""
         raise NotImplementedError
 
-    def kernel(self, function: functions.Function, lowered: list, model: Any) -> Any:
+    def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
         """The code of an array function from its :class:`~sls.lowering.Lowered` kernels, one per path."""
         raise NotImplementedError
 
-    def solver(self, function: functions.Function, programs: list, model: Any) -> Any:
+    def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
         """The code of a solving function from its :class:`~sls.lowering.SolveProgram`\\ s, one per path."""
         raise NotImplementedError
 
-    def wrapper(self, function: functions.Function, model: Any) -> Callable[[], Any] | None:
+    def wrapper(self, function: functions.Function, model: Model) -> Callable[[], Any] | None:
         """How to build a wrapper's code (a function computed from another, ``function.uses``), or ``None``
         when the target's templates write it (no codegen step)."""
         return None
@@ -144,7 +147,7 @@ class Backend:
                 result[function.name] = lambda function=function, lower=lower: self.kernel(function, lower(), model)
         return {**result, **wrappers}
 
-    def render(self, model: Any, code: dict, simplify: bool, method: str) -> dict:
+    def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         """The package's files: name → text (or bytes)."""
         raise NotImplementedError
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 from sympy.printing.c import C99CodePrinter
@@ -15,6 +16,10 @@ from ...errors import brief
 from ...graph_print import ATOM, Style
 from ...lowering import Check, Fail, Let, strip_parens, text_of
 from .names import HEADER_MARK
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
+
 
 class CPrinter(C99CodePrinter):
     """sympy's C99 printer for sls: exact float literals, ``x*x`` for squares and cubes, no ``M_PI`` (not C99),
@@ -321,7 +326,7 @@ def lane_kernel(code: CFunction, prefix: str) -> dict | None:
     return {"lines": lines, "stores": stores, "trig": bool(calls)}
 
 
-def c_context(model: object, prefix: str, names: dict) -> dict:
+def c_context(model: Model, prefix: str, names: dict) -> dict:
     """Template variables of the C files."""
     params = list(model.params.items())
     return {
@@ -336,7 +341,7 @@ def c_context(model: object, prefix: str, names: dict) -> dict:
     }
 
 
-def function_spec(function: functions.Function, model: object, prefix: str, names: dict, code: CFunction) -> dict:
+def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> dict:
     """What the C templates need about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
@@ -398,7 +403,7 @@ def function_spec(function: functions.Function, model: object, prefix: str, name
     }
 
 
-def _argument_doc(function: functions.Function, model: object) -> str:
+def _argument_doc(function: functions.Function, model: Model) -> str:
     """The arguments and results of a compiled function, for its docstring (the Python target's conventions)."""
     n, m = model.n, model.m
     lines = []

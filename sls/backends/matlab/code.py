@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import sympy
 from sympy.printing.octave import OctaveCodePrinter
@@ -12,6 +13,9 @@ from sympy.printing.octave import OctaveCodePrinter
 from ... import functions, lowering
 from ...errors import brief
 from ...graph_print import POW, Style
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
 
 #: MATLAB keywords (``iskeyword``), plus Octave's that MATLAB code could meet.
 KEYWORDS = frozenset(
@@ -198,7 +202,7 @@ def quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def function_spec(function: functions.Function, model: object, names: dict, lines: list) -> dict:
+def function_spec(function: functions.Function, model: Model, names: dict, lines: list) -> dict:
     """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]

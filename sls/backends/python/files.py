@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import jinja2
 
 from ... import functions, render
 from .code import Kernel, Output, SolverCode
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
 
 
 def _shape_text(shape: tuple) -> str:
@@ -43,7 +46,7 @@ CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MUL
 RUNTIME = ("_runtime.py", "_constrained.py")
 
 
-def modules(model: Any) -> tuple:
+def modules(model: Model) -> tuple:
     """Every module of ``model``'s generated package, in the order of ``__init__``."""
     return functions.names(model)
 
@@ -65,7 +68,7 @@ def names_tuple(names: list) -> str:
     return "(" + ", ".join(f'"{n}"' for n in names) + ("," if len(names) == 1 else "") + ")"
 
 
-def function_spec(name: str, model: Any) -> dict:
+def function_spec(name: str, model: Model) -> dict:
     """What ``function.py.j2`` needs to know about the function ``name``."""
     summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
     shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
@@ -84,7 +87,7 @@ def function_spec(name: str, model: Any) -> dict:
 
 
 def render_package(
-    env: jinja2.Environment, model: Any, kernels: dict, simplify: bool = False, method: str = "expanded",
+    env: jinja2.Environment, model: Model, kernels: dict, simplify: bool = False, method: str = "expanded",
     runtime: dict | None = None,
 ) -> dict[str, str]:
     """Render every file of the generated package: file name → source text (``runtime``: the runtime
@@ -115,7 +118,7 @@ def _skeleton(kernels: dict) -> dict:
     return result
 
 
-def _render_files(env: jinja2.Environment, ctx: dict, model: Any, kernels: dict, runtime: dict) -> dict[str, str]:
+def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dict, runtime: dict) -> dict[str, str]:
     """Render the templates with ``kernels``: file name → source text (the runtime modules only when
     ``runtime`` names their sources)."""
     files = {}
@@ -143,7 +146,7 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Any, kernels: dict,
     return {name: render.tidy(text) for name, text in sorted(files.items())}
 
 
-def check_names(model: Any, files: dict[str, str]) -> None:
+def check_names(model: Model, files: dict[str, str]) -> None:
     """Refuse a model whose state/input/parameter names the generated code also uses.
 
     The generated functions keep the user's names: states and inputs are
