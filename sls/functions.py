@@ -11,7 +11,7 @@ both take names, argument lists, shapes and docs from here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from .model import Model
@@ -195,7 +195,7 @@ CONSTRAINED_NEEDS = (
 )
 
 
-def needed(full: tuple, chosen: tuple) -> set:
+def needed(full: tuple, chosen: Sequence[str]) -> set:
     """The names of ``chosen`` and of every function they call (``xdot_fun`` calls ``qddot_fun``; a
     constrained model's solves call :data:`CONSTRAINED_NEEDS`), among the functions ``full``."""
     by_name = {f.name: f for f in full}
@@ -212,7 +212,7 @@ def needed(full: tuple, chosen: tuple) -> set:
     return keep
 
 
-def check(model: Model, chosen: object, where: str = "functions", error: type | None = None) -> tuple:
+def check(model: Model, chosen: Sequence[str] | str, where: str = "functions", error: type | None = None) -> tuple | None:
     """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
     ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from . import derive, validate, write
 from . import functions as registry
@@ -38,7 +38,7 @@ def progress_steps(model: object = None, target: str = "python") -> int:
     return len(stages(target)) - 1 + len(registry.built(model))
 
 
-def choose(model: Model, functions: object, where: str = "functions", error: type | None = None) -> Model:
+def choose(model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None) -> Model:
     """``model`` generating only ``functions`` (names of generated functions, a list or a comma-separated
     string) and what they need (:func:`sls.functions.for_model`); ``None`` keeps the model's own choice.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
@@ -69,7 +69,7 @@ def generate(
     simplify: bool = False,
     method: str = "auto",
     target: str = "python",
-    functions: object = None,
+    functions: Sequence[str] | str | None = None,
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -162,7 +162,7 @@ def sym_lagrangian_solver(
     velocity_constraints: object = None,
     loads: object = None,
     target: str = "python",
-    functions: object = None,
+    functions: Sequence[str] | str | None = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
