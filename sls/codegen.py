@@ -7,10 +7,18 @@ Kept so that ``from sls.codegen import SCALAR, BATCH`` goes on working; new code
 from __future__ import annotations
 
 from .backends.python import UNROLL_MAX, kernels
-from .backends.python.code import Kernel, Output, SolverCode, all_indices, build_kernel, solver_code
-from .backends.python.printer import BATCH, BATCH_PATH, PATHS, SCALAR, SCALAR_PATH, BatchPrinter, ScalarPrinter
+from .backends.python.code import Kernel, Output, SolverCode, build_kernel, solver_code
+from .backends.python.printer import (
+    BATCH,
+    BATCH_PATH,
+    PATHS,
+    SCALAR,
+    SCALAR_PATH,
+    BatchPrinter,
+    ScalarPrinter,
+)
 
 __all__ = [
     "BATCH", "BATCH_PATH", "PATHS", "SCALAR", "SCALAR_PATH", "UNROLL_MAX", "BatchPrinter", "Kernel", "Output",
-    "ScalarPrinter", "SolverCode", "all_indices", "build_kernel", "kernels", "solver_code",
+    "ScalarPrinter", "SolverCode", "build_kernel", "kernels", "solver_code",
 ]

@@ -32,7 +32,6 @@ from . import functions
 from .derive import Dynamics, acceleration_symbols, function_arrays
 from .graph_print import GraphPrinter, Style
 
-
 # --------------------------------------------------------------------------
 # helpers every backend uses: nested arrays and printed text
 
@@ -51,6 +50,15 @@ def shape_of(array: object) -> tuple:
         shape.append(len(array))
         array = array[0] if array else None
     return tuple(shape)
+
+
+def unravel(position: int, shape: tuple) -> tuple:
+    """The index (0-based, one per axis) of entry ``position`` of a row-major array of ``shape``."""
+    index = []
+    for size in reversed(shape):
+        index.append(position % size)
+        position //= size
+    return tuple(reversed(index))
 
 
 def strip_parens(text: str) -> str:

@@ -138,12 +138,7 @@ def matlab_path(names: dict) -> lowering.Path:
 
 def _index(shape: tuple, flat: int) -> str:
     """MATLAB subscripts (1-based) of row-major entry ``flat`` of an array of ``shape``."""
-    subscripts = []
-    for size in reversed(shape):
-        subscripts.append(flat % size + 1)
-        flat //= size
-    subscripts.reverse()
-    return ", ".join(map(str, subscripts))
+    return ", ".join(str(k + 1) for k in lowering.unravel(flat, shape))
 
 
 def _zeros(shape: tuple) -> str:

@@ -19,9 +19,8 @@ with them. Output is deterministic: same model → same text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import product
 
-from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
+from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of, unravel
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class Output:
         result = []
         for position, (expr, is_zero) in enumerate(zip(self.batch, self.zero)):
             if not is_zero:
-                index = _unravel(position, self.shape)
+                index = unravel(position, self.shape)
                 result.append((", ".join(map(str, index)), expr))
         return result
 
@@ -215,22 +214,9 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
     return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased)
 
 
-def _unravel(position: int, shape: tuple) -> tuple:
-    index = []
-    for size in reversed(shape):
-        index.append(position % size)
-        position //= size
-    return tuple(reversed(index))
-
-
 def _nested(flat: list, shape: tuple) -> str:
     if not shape:
         return flat[0]
     step = len(flat) // shape[0] if shape[0] else 0
     parts = [_nested(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
     return "[" + ", ".join(parts) + "]"
-
-
-def all_indices(shape: tuple):
-    """Every index tuple of ``shape`` in C order."""
-    return product(*(range(s) for s in shape))
