@@ -35,7 +35,9 @@ def stages(target: str = "python") -> tuple:
 
 def progress_steps(model: object = None, target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
-    return len(stages(target)) - 1 + len(registry.built(model))
+    wrappers = [f for f in registry.for_model(model) if f.uses] if model is not None else []
+    built_wrappers = sum(backend(target).wrapper(f, model) is not None for f in wrappers)  # C, MATLAB: xdot_fun
+    return len(stages(target)) - 1 + len(registry.built(model)) + built_wrappers
 
 
 def choose(model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None) -> Model:
