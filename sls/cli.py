@@ -18,7 +18,7 @@ import click
 from . import __version__
 from .backends import TARGETS
 from .errors import SlsError, UsageError, one_line
-from .generate import generate, progress_steps
+from .generate import choose, generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
 from .urdf import load_urdf
 from .progress import Progress
@@ -208,9 +208,10 @@ def _load_named(model: str):
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.")
+@click.option("--functions", "chosen", metavar="NAMES", help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; default: all.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, chosen, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -222,6 +223,7 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
     loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints)
+    loaded = choose(loaded, chosen, "--functions", UsageError)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
     if quiet:

@@ -221,7 +221,7 @@ def jacobian(vector: tuple, x: tuple) -> tuple:
     return tuple(tuple(diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
-def derive(model: Model, simplify: bool = False, method: str = "auto") -> Dynamics:
+def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: object = None) -> Dynamics:
     """Derive every term of :class:`Dynamics` for ``model``.
 
     ``method`` picks the route (:data:`METHODS`): ``"expanded"`` (entries as

@@ -11,6 +11,10 @@ both take names, argument lists, shapes and docs from here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from .model import Model
 
 
 @dataclass(frozen=True)
@@ -159,8 +163,8 @@ MULTIPLIERS = Function(
 )
 
 
-def for_model(model: object) -> tuple:
-    """The functions of ``model``'s package, in the order of its ``__init__``.
+def available(model: Model) -> tuple:
+    """Every function ``model``'s package can hold, in the order of its ``__init__``.
 
     A constrained model adds the constraint functions and ``multipliers_fun``;
     its ``qddot_fun`` and ``linearized_model`` solve at run time with the
@@ -173,12 +177,84 @@ def for_model(model: object) -> tuple:
     return arrays + CONSTRAINT_FUNCTIONS + solves + tuple(f for f in FUNCTIONS if f.uses)
 
 
+def for_model(model: Model) -> tuple:
+    """The functions of ``model``'s package, in the order of its ``__init__``: every one of
+    :func:`available`, or those ``model.functions`` chooses with what they need (:func:`needed`)."""
+    full = available(model)
+    chosen = getattr(model, "functions", None)
+    if not chosen:
+        return full
+    keep = needed(full, chosen)
+    return tuple(f for f in full if f.name in keep)
+
+
+#: What a constrained model's run-time solves (``_constrained.py``) call.
+CONSTRAINED_NEEDS = (
+    "M_fun", "M_jac_fun", "C_fun", "C_jac_fun", "phi_jac_fun", "fric_jac_fun", "input_matrix_fun", "input_matrix_jac_fun",
+    "tau_fun", "constraint_jac_fun", "constraint_jac_jac_fun", "constraint_bias_fun", "constraint_bias_jac_fun",
+)
+
+
+def needed(full: tuple, chosen: Sequence[str]) -> set:
+    """The names of ``chosen`` and of every function they call (``xdot_fun`` calls ``qddot_fun``; a
+    constrained model's solves call :data:`CONSTRAINED_NEEDS`), among the functions ``full``."""
+    by_name = {f.name: f for f in full}
+    keep: set = set()
+    todo = list(chosen)
+    while todo:
+        name = todo.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        function = by_name[name]
+        todo += [function.uses] if function.uses else []
+        todo += list(CONSTRAINED_NEEDS) if function.numeric else []
+    return keep
+
+
+def check(model: Model, chosen: Sequence[str] | str, where: str = "functions", error: type | None = None) -> tuple | None:
+    """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
+    ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
+    An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
+    from .errors import ModelError
+
+    names = [n.strip() for n in chosen.split(",")] if isinstance(chosen, str) else list(chosen)
+    full = available(model)
+    valid = [f.name for f in full]
+    for name in names:
+        if not isinstance(name, str) or name not in valid:
+            shown = f"'{name}'" if isinstance(name, str) and name else repr(name)
+            raise (error or ModelError)(f"{where}: unknown function {shown}; the generated functions are: {', '.join(valid)}")
+    if not names:
+        raise (error or ModelError)(f"{where}: name at least one function; the generated functions are: {', '.join(valid)}")
+    ordered = tuple(name for name in valid if name in set(names))
+    return None if needed(full, ordered) == set(valid) else ordered
+
+
+def names(model: Model) -> tuple:
+    """The names of :func:`for_model`."""
+    return tuple(f.name for f in for_model(model))
+
+
+def is_subset(model: Model) -> bool:
+    """True when ``model.functions`` leaves out some function of :func:`available`."""
+    return len(for_model(model)) < len(available(model))
+
+
+def arrays(model: Model) -> tuple:
+    """The derived arrays (:func:`sls.derive.function_arrays`) the functions of ``model`` evaluate, on either
+    derivation route (``arrays`` and ``graph_arrays``), sorted."""
+    return tuple(sorted({a for f in for_model(model) for a in f.arrays + f.graph_arrays}))
+
+
 #: Functions by name.
 BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + (MULTIPLIERS,)}
 
 
-def built(model: object) -> tuple:
+def built(model: Model) -> tuple:
     """The functions of ``model`` the codegen stage builds (every one but the wrappers), by name."""
     return tuple(f.name for f in for_model(model) if f.uses is None)
+
+
 #: Every function name of an unconstrained model's package, in order.
 NAMES = tuple(f.name for f in FUNCTIONS)

@@ -8,12 +8,13 @@ every earlier stage succeeded.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from . import derive, functions, validate, write
-from .backends import TARGETS, backend
+from . import derive, validate, write
+from . import functions as registry
+from .backends import Backend, backend
 from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy
 
@@ -34,7 +35,18 @@ def stages(target: str = "python") -> tuple:
 
 def progress_steps(model: object = None, target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
-    return len(stages(target)) - 1 + len(functions.built(model))
+    wrappers = [f for f in registry.for_model(model) if f.uses] if model is not None else []
+    built_wrappers = sum(backend(target).wrapper(f, model) is not None for f in wrappers)  # C, MATLAB: xdot_fun
+    return len(stages(target)) - 1 + len(registry.built(model)) + built_wrappers
+
+
+def choose(model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None) -> Model:
+    """``model`` generating only ``functions`` (names of generated functions, a list or a comma-separated
+    string) and what they need (:func:`sls.functions.for_model`); ``None`` keeps the model's own choice.
+    An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
+    if functions is None:
+        return model
+    return replace(model, functions=registry.check(model, functions, where, error))
 
 
 @dataclass
@@ -59,6 +71,7 @@ def generate(
     simplify: bool = False,
     method: str = "auto",
     target: str = "python",
+    functions: Sequence[str] | str | None = None,
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -67,6 +80,11 @@ def generate(
     backed by it, compiled here with ``$CC``, else ``cc``) or ``"matlab"``
     (one ``.m`` function file per function, for MATLAB and GNU Octave); see
     :data:`sls.backends.TARGETS`.
+
+    ``functions`` names the generated functions wanted (e.g. ``["qddot_fun",
+    "linearized_model"]``); the functions they call are added (``xdot_fun``
+    needs ``qddot_fun``) and only the arrays they evaluate are derived. The
+    default is every function (or the model file's ``functions`` key).
 
     ``simplify`` runs ``sympy.trigsimp`` on the mass matrix and the potential
     forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
@@ -79,8 +97,7 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
-    if target not in TARGETS:
-        raise ModelError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    model = choose(model, functions)
     chosen = backend(target)
     chosen.check_environment()
     chosen.check_model(model)
@@ -96,7 +113,8 @@ def generate(
         return result
 
     try:
-        dynamics = stage("derive", lambda: derive.derive(model, simplify, method))
+        wanted = registry.arrays(model) if registry.is_subset(model) else None
+        dynamics = stage("derive", lambda: derive.derive(model, simplify, method, wanted=wanted))
         stage("validate", lambda: validate.check_dynamics(dynamics))
         kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
         files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
@@ -111,7 +129,7 @@ def generate(
     return report
 
 
-def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
+def _codegen(chosen: Backend, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
     """Build every function's code with the backend, turning printing failures into a :class:`ModelError`."""
     try:
         code = {}
@@ -124,10 +142,9 @@ def _codegen(chosen: object, dynamics: object, on_step: Callable[[str], None] | 
         raise
     except (PrintMethodNotImplementedError, NotImplementedError, ValueError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        provider = {"python": "numpy and math provide", "c": "C's libm provides"}.get(chosen.name, "MATLAB provides")
         raise ModelError(
             f"cannot write numeric code for this model: {brief(first, 160)}; "
-            f"use functions {provider} (sin, cos, exp, log, sqrt, tanh, ...)"
+            f"use functions {chosen.provides} (sin, cos, exp, log, sqrt, tanh, ...)"
         ) from None
 
 
@@ -147,6 +164,7 @@ def sym_lagrangian_solver(
     velocity_constraints: object = None,
     loads: object = None,
     target: str = "python",
+    functions: Sequence[str] | str | None = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -176,6 +194,8 @@ def sym_lagrangian_solver(
         ``"python"`` (numpy modules), ``"c"`` (C99 sources and a C-backed
         package with the same API; needs a C compiler) or ``"matlab"`` (``.m``
         files for MATLAB and GNU Octave).
+    functions : list of str, optional
+        The generated functions wanted (with what they call); default: all.
 
     Returns
     -------
@@ -186,4 +206,4 @@ def sym_lagrangian_solver(
         T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
         constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
     )
-    return generate(model, out_dir, simplify=simplify, target=target).out_dir
+    return generate(model, out_dir, simplify=simplify, target=target, functions=functions).out_dir

@@ -30,11 +30,48 @@ import sympy
 
 from . import functions
 from .derive import Dynamics, acceleration_symbols, function_arrays
-from .derive import _flat as _flatten, _shape_of as _shape
 from .graph_print import GraphPrinter, Style
 
-#: Largest n for which the Python target unrolls the solve with M (the C target always does).
-UNROLL_MAX = 8
+# --------------------------------------------------------------------------
+# helpers every backend uses: nested arrays and printed text
+
+
+def flatten(array: object) -> list:
+    """The entries of a nested tuple (an array of :mod:`sls.derive`) in C order."""
+    if isinstance(array, tuple):
+        return [e for item in array for e in flatten(item)]
+    return [array]
+
+
+def shape_of(array: object) -> tuple:
+    """The shape of a nested tuple (``()`` for a single entry)."""
+    shape = []
+    while isinstance(array, tuple):
+        shape.append(len(array))
+        array = array[0] if array else None
+    return tuple(shape)
+
+
+def unravel(position: int, shape: tuple) -> tuple:
+    """The index (0-based, one per axis) of entry ``position`` of a row-major array of ``shape``."""
+    index = []
+    for size in reversed(shape):
+        index.append(position % size)
+        position //= size
+    return tuple(reversed(index))
+
+
+def strip_parens(text: str) -> str:
+    """``text`` without one pair of parentheses enclosing all of it."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for position, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and position < len(text) - 1:
+            return text
+    return text[1:-1]
 
 
 def default_prefix(array: str) -> str:
@@ -186,12 +223,12 @@ class Lowered:
 
 def lower_kernel(arrays: dict, floats: frozenset, reduce: Callable, paths: list) -> list:
     """Reduce ``arrays`` (name → nested tuple of entries) together; one :class:`Lowered` per path."""
-    flats = {name: list(_flatten(array)) for name, array in arrays.items()}
+    flats = {name: list(flatten(array)) for name, array in arrays.items()}
     printed = reduce([expr for flat in flats.values() for expr in flat], floats, paths)
     outputs = {}
     start = 0
     for name, flat in flats.items():
-        outputs[name] = (_shape(arrays[name]), slice(start, start + len(flat)))
+        outputs[name] = (shape_of(arrays[name]), slice(start, start + len(flat)))
         start += len(flat)
     return [Lowered(p, outputs) for p in printed]
 
@@ -442,13 +479,13 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
     phased = "residual_jac" in arrays
     late_symbols = acceleration_symbols(n) if phased else ()
     upper = [(a, b) for a in range(n) for b in range(a, n)]
-    flats = {key: list(_flatten(array)) for key, array in arrays.items() if key != "M"}
+    flats = {key: list(flatten(array)) for key, array in arrays.items() if key != "M"}
     entries = [M[a][b] for a, b in upper] + [e for flat in flats.values() for e in flat]
     if phased:
         printed = reduce(entries, floats, paths, frozenset(late_symbols))
     else:
         printed = reduce(entries, floats, paths)
-    shapes = {key: _shape(array) for key, array in arrays.items()}
+    shapes = {key: shape_of(array) for key, array in arrays.items()}
     programs = []
     for path, p in zip(paths, printed):
         bindings: list = []
@@ -497,7 +534,7 @@ def function_floats(dynamics: Dynamics, function: functions.Function) -> frozens
     return floats
 
 
-def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = UNROLL_MAX) -> dict:
+def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> dict:
     """How to lower every generated function: name → zero-argument callable returning one result per path
     (:class:`Lowered` for array functions, :class:`SolveProgram` for the solving ones), or ``None`` for a
     function solved at run time (a constrained model's solves); wrappers have no entry."""

@@ -100,6 +100,9 @@ class Model:
         The kinematic tree a robot model was read from (a parsed
         :class:`sls.urdf.Robot`), for derivations that follow the tree; ``None``
         for models given by their energies.
+    functions : tuple of str or None
+        The generated functions chosen (their dependencies are added, see
+        :func:`sls.functions.for_model`); ``None``: every one.
     """
 
     name: str
@@ -121,6 +124,7 @@ class Model:
     friction: tuple | None = None
     renamed: tuple = ()
     tree: object | None = None
+    functions: tuple | None = None
 
     def warnings(self) -> list[str]:
         """Likely mistakes worth a warning: parameters given a value but unused, and
@@ -920,7 +924,7 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
 #: Keys a TOML model may have.
 MODEL_KEYS = (
     "state", "T", "V", "fric", "params", "inputs", "forces",
-    "constraints", "velocity_constraints", "loads", "constraint_stabilization",
+    "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions",
 )
 
 
@@ -950,8 +954,11 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     for key in ("T", "V"):
         if not isinstance(data[key], str):
             raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
+    chosen = data.get("functions")
+    if chosen is not None and not (isinstance(chosen, list) and all(isinstance(f, str) for f in chosen)):
+        raise ModelFileError(f"{filename}: key 'functions' must be a list of generated function names, e.g. [\"qddot_fun\"]")
     try:
-        return model_from_strings(
+        model = model_from_strings(
             state=data["state"],
             T=data["T"],
             V=data["V"],
@@ -970,6 +977,11 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
         if str(exc).startswith(filename):
             raise
         raise type(exc)(f"{filename}: {exc}") from None
+    if chosen is None:
+        return model
+    from . import functions
+
+    return replace(model, functions=functions.check(model, chosen, f"{filename}: key 'functions'", ModelFileError))
 
 
 def load_python(path: str | Path) -> Model:

@@ -2,9 +2,10 @@
 
 Guarantees
 ----------
-* sls overwrites only files it generated itself (recognised by the header
-  :data:`~sls.render.HEADER_MARK` on their first line). A file of the same
-  name without that header stops generation with an error naming it.
+* sls overwrites only files it generated itself (recognised by a target's
+  header on their first line, or a library a target builds: each backend
+  says which files are its own, :func:`sls.backends.owned`). A file of the
+  same name without that header stops generation with an error naming it.
 * The output folder is updated **in place**: it keeps its inode, its mode and
   every entry sls did not write (the user's scripts, notes, sub-folders), so
   ``--out .``, a mount point, a folder a shell or a Jupyter kernel sits in, or
@@ -32,15 +33,13 @@ try:
 except ImportError:  # not POSIX
     fcntl = None
 
-from . import __version__
+from . import __version__, backends
+from .backends.python import HEADER_MARK
 from .errors import OutputError
-from .render import C_HEADER_MARK, HEADER_MARK, LIBRARY_MARK, MATLAB_HEADER_MARK
 
 #: Prefix of the temporary files sls writes before renaming them into place.
 TEMPORARY_PREFIX = ".sls-tmp-"
 _CACHE = "__pycache__"
-#: The C target's folder of standalone sources (the one sub-folder sls writes into).
-_C_FOLDER = "c"
 _INIT = "__init__.py"
 
 #: What ``__init__.py`` holds while the package is being written.
@@ -88,19 +87,9 @@ def check_output_file(path: str | Path, option: str) -> None:
 
 
 def is_generated(path: Path) -> bool:
-    """True when ``path`` is a file whose first line is the sls header (``#`` or C comment),
-    or a compiled library sls built (named ``_native.*``, holding :data:`~sls.render.LIBRARY_MARK`)."""
-    try:
-        if _is_library_name(path.name):
-            return path.is_file() and LIBRARY_MARK in path.read_bytes()
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().startswith((HEADER_MARK, C_HEADER_MARK, MATLAB_HEADER_MARK))
-    except OSError:
-        return False
-
-
-def _is_library_name(name: str) -> bool:
-    return name.startswith("_native.") and name.endswith((".so", ".pyd", ".dylib"))
+    """True when ``path`` is a file some target generated (:func:`sls.backends.owned`: the target's header on
+    its first line, or a library it built)."""
+    return backends.owned(path)
 
 
 def check_target(out_dir: Path, names: list[str]) -> None:
@@ -154,12 +143,13 @@ def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
 
 
 def _write(files: dict[str, str], folder: Path) -> None:
-    for place in (folder, folder / _C_FOLDER):  # temporaries of a killed run (the lock says no run is active)
+    subfolders = backends.folders()  # the sub-folders targets write into
+    for place in (folder, *(folder / sub for sub in subfolders)):  # temporaries of a killed run (the lock says no run is active)
         for entry in os.listdir(place) if place.is_dir() and not place.is_symlink() else ():
             if entry.startswith(TEMPORARY_PREFIX):
                 with contextlib.suppress(OSError):
                     os.unlink(place / entry)
-    package = _INIT in files  # a Python package (the MATLAB target writes plain .m files)
+    package = _INIT in files  # a Python package (a target may write plain files)
     if package:
         _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
         _sync(folder)
@@ -167,13 +157,16 @@ def _write(files: dict[str, str], folder: Path) -> None:
         if name != _INIT:
             _put(folder, name, text)
     stale = [entry for entry in sorted(os.listdir(folder)) if entry not in files and _is_stale_module(folder / entry)]
-    sources = folder / _C_FOLDER  # the C target's sources: stale ones go, the user's files stay
-    if sources.is_dir() and not sources.is_symlink():
-        stale += [f"{_C_FOLDER}/{e}" for e in sorted(os.listdir(sources)) if f"{_C_FOLDER}/{e}" not in files and _is_stale_module(sources / e)]
+    for sub in subfolders:  # a target's sub-folder: its stale files go, the user's files stay
+        sources = folder / sub
+        if sources.is_dir() and not sources.is_symlink():
+            stale += [f"{sub}/{e}" for e in sorted(os.listdir(sources)) if f"{sub}/{e}" not in files and _is_stale_module(sources / e)]
     for entry in stale:
         os.unlink(folder / entry)
-    if sources.is_dir() and not sources.is_symlink() and not os.listdir(sources):
-        os.rmdir(sources)
+    for sub in subfolders:
+        sources = folder / sub
+        if sources.is_dir() and not sources.is_symlink() and not os.listdir(sources):
+            os.rmdir(sources)
     _drop_bytecode(folder, list(files) + stale)
     _sync(folder)
     if package:
@@ -215,7 +208,7 @@ def _drop_bytecode(folder: Path, names: list[str]) -> None:
 
 def _is_stale_module(path: Path) -> bool:
     """An sls-generated file no longer produced (after an upgrade, or for another target or model name)."""
-    return (path.suffix in (".py", ".c", ".h", ".m") or _is_library_name(path.name)) and path.is_file() and not path.is_symlink() and is_generated(path)
+    return backends.written(path.name) and path.is_file() and not path.is_symlink() and is_generated(path)
 
 
 def _sync(folder: Path) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sls
-from sls import codegen
+from sls.backends import python as codegen
 from sls.nlink import nlink_pendulum
 
 TOL = dict(rtol=1e-11, atol=1e-11)

@@ -23,6 +23,7 @@ import pytest
 import sls
 from conftest import METHODS, import_package
 from sls.backends import c as cbackend
+from sls.backends.c import code as ccode
 from systems import SYSTEM_NAMES, systems
 
 CC = os.environ.get("CC") or "cc"
@@ -261,7 +262,7 @@ def test_standalone_sources_compile_strictly(name, method, pair, tmp_path):
 
 def test_long_functions_in_parts_agree(tmp_path, monkeypatch):
     """Bodies longer than PART_LINES become parts sharing a workspace: force that on a small model."""
-    monkeypatch.setattr(cbackend, "PART_LINES", 7)
+    monkeypatch.setattr(ccode, "PART_LINES", 7)
     model = sls.load_example("mobile_manipulator")
     py, c = build_pair(model, tmp_path, method="graph")
     text = (tmp_path / "c" / "c" / "mobile_manipulator.c").read_text()

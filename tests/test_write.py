@@ -15,7 +15,7 @@ import pytest
 
 import sls
 from conftest import import_package
-from sls.render import HEADER_MARK
+from sls.backends.python import HEADER_MARK
 from sls.write import write_package
 
 

@@ -1,73 +1,87 @@
 """Backends: each turns the lowered programs (:mod:`sls.lowering`) into one target's files.
 
-A backend owns its printers, its templates, its reserved names, the header
-that marks its files as sls's, and its runtime files. The pipeline
-(:func:`sls.generate.generate`) only talks to this interface:
+A target is one folder: ``sls/backends/<name>/`` (its :class:`Backend`
+subclass, printers and runtime sources) and ``templates/<name>/`` (its
+Jinja2 templates), plus one line in :data:`REGISTRY`. The pipeline
+(:func:`sls.generate.generate`) and the writer (:mod:`sls.write`) only talk
+to the :class:`Backend` interface (:mod:`sls.backends.base`):
 
-* :meth:`Backend.check_environment` — refuse early (one line) when a tool
-  the target needs is missing (the C target's compiler, Python's headers);
-  :meth:`Backend.check_model` — the same for a model it cannot generate;
+* :meth:`Backend.check_environment`, :meth:`Backend.check_model` — refuse
+  early (one line) when a tool is missing or the model is not supported;
 * :meth:`Backend.file_names` — the files it will write, for the
   non-clobbering check before anything is derived;
-* :meth:`Backend.builders` — how to build each function's code from the
-  derived terms (one builder per function, for progress reporting);
+* :meth:`Backend.builders` — how to build each function's code (one builder
+  per function, for progress reporting), through the target's hooks;
 * :meth:`Backend.render` — the package's files (name → text);
 * :meth:`Backend.compile` — files built from the rendered ones (the C
-  target's shared library), or nothing.
+  target's shared library), or nothing;
+* :meth:`Backend.owns`, :meth:`Backend.writes`, :attr:`Backend.folders` —
+  which files in an output folder are the target's.
 
-:data:`TARGETS` lists the targets; :func:`backend` picks one.
+:func:`backend` picks one; :func:`register` adds a target at run time.
 """
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
 from typing import Callable
 
-#: The targets ``sls generate --target`` accepts; the first is the default.
-TARGETS = ("python", "c", "matlab")
+from ..errors import ModelError
+from .base import Backend
+
+#: Every target: name → ``"module:Class"`` of its :class:`Backend` (or a factory); the first is the default.
+REGISTRY: dict = {
+    "python": "sls.backends.python:PythonBackend",
+    "c": "sls.backends.c:CBackend",
+    "matlab": "sls.backends.matlab:MatlabBackend",
+}
+
+#: The targets sls ships (``sls generate --target`` accepts them).
+TARGETS = tuple(REGISTRY)
 
 
-class Backend:
-    """The interface every target implements (see the module docstring)."""
+def register(name: str, factory: str | Callable[[], Backend]) -> None:
+    """Add (or replace) the target ``name``: ``factory`` is ``"module:Class"`` or a callable returning a :class:`Backend`."""
+    REGISTRY[name] = factory
 
-    name = ""
-    #: Whether :meth:`compile` does something (a pipeline stage of its own).
-    compiles = False
 
-    def check_environment(self) -> None:
-        """Raise :class:`~sls.errors.MissingDependencyError` when the target cannot be built here."""
+def unregister(name: str) -> None:
+    """Remove the target ``name`` (one added by :func:`register`)."""
+    REGISTRY.pop(name, None)
 
-    def check_model(self, model: object) -> None:
-        """Raise :class:`~sls.errors.ModelError` for a model the target cannot generate."""
 
-    def file_names(self, model: object) -> list:
-        raise NotImplementedError
-
-    def builders(self, dynamics: object) -> dict:
-        """Function name → zero-argument callable returning that function's code."""
-        raise NotImplementedError
-
-    def render(self, model: object, code: dict, simplify: bool, method: str) -> dict:
-        raise NotImplementedError
-
-    def compile(self, files: dict, on_step: Callable | None = None) -> dict:
-        """Files built from ``files`` (name → bytes)."""
-        return {}
+def targets() -> tuple:
+    """Every registered target's name."""
+    return tuple(REGISTRY)
 
 
 def backend(target: str) -> Backend:
-    """The backend of ``target`` (one of :data:`TARGETS`)."""
-    if target == "python":
-        from .python import PythonBackend
-
-        return PythonBackend()
-    if target == "c":
-        from .c import CBackend
-
-        return CBackend()
-    if target == "matlab":
-        from .matlab import MatlabBackend
-
-        return MatlabBackend()
-    raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    """The backend of ``target`` (one of :func:`targets`); an unknown name is a :class:`~sls.errors.ModelError`."""
+    if target not in REGISTRY:
+        raise ModelError(f"target must be one of {', '.join(REGISTRY)}, got {target!r}")
+    factory = REGISTRY[target]
+    if isinstance(factory, str):
+        module, _, name = factory.partition(":")
+        factory = getattr(importlib.import_module(module), name)
+    return factory()
 
 
+def every_backend() -> list:
+    """A backend of every registered target."""
+    return [backend(name) for name in REGISTRY]
+
+
+def owned(path: Path) -> bool:
+    """True when some target generated the file ``path`` (its header, or a library it builds)."""
+    return any(b.owns(path) for b in every_backend())
+
+
+def written(name: str) -> bool:
+    """True when some target writes files of the kind of ``name`` (suffix, or a library's name)."""
+    return any(b.writes(name) for b in every_backend())
+
+
+def folders() -> tuple:
+    """The sub-folders of an output folder that targets write into."""
+    return tuple(sorted({f for b in every_backend() for f in b.folders}))

@@ -1,5 +1,6 @@
-{% import "_macros.py.j2" as m %}
-{{- m.header(ctx, "Constrained dynamics: a structured solve (Cholesky of M, Schur complement A M^-1 A') on the generated kernels.") }}
+# Runtime of a constrained model's generated package: the structured solve on its generated kernels.
+# Copied as _constrained.py after the package's header by sls.backends.python, with the model's N, K and
+# M_INPUTS; these leading comment lines are not copied (the relative imports resolve in the package).
 
 import numpy as np
 
@@ -18,9 +19,9 @@ from .input_matrix_jac_fun import input_matrix_jac_fun
 from .phi_jac_fun import phi_jac_fun
 from .tau_fun import tau_fun
 
-N = {{ ctx.n }}
-K = {{ ctx.k }}
-M_INPUTS = {{ ctx.m }}
+N = 0  # the model's number of coordinates, set when copied
+K = 0  # its number of constraints, set when copied
+M_INPUTS = 0  # its number of inputs, set when copied
 
 
 def _arguments(x, u):

@@ -1,120 +1,24 @@
-"""The C target: standalone C99 for controllers, and a Python package backed by it.
-
-``sls generate MODEL --target c --out DIR`` writes
-
-* ``DIR/c/<name>.h`` and ``DIR/c/<name>.c`` — C99, libm only, no
-  allocation, no mutable globals, re-entrant: one function
-  ``<name>_<function>`` per generated function (:mod:`sls.functions`) and
-  ``_batch`` loops for ``qddot_fun`` and ``linearized_model``;
-* ``DIR/_native.c`` — a small CPython extension (stable ABI on Python ≥ 3.11)
-  that parses arguments and calls the C functions, compiled at generation
-  time with ``$CC`` (else ``cc``) into ``DIR/_native.<suffix>``;
-* ``DIR/__init__.py``, ``DIR/_runtime.py`` (the Python target's argument
-  checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
-  errors, through the compiled batch loop): the Python target's API.
-
-Printing: the expanded route through :class:`CPrinter` (sympy's C99 printer
-with exact float literals, no integer division, products for small powers),
-the graph route through :class:`~sls.graph_print.GraphPrinter` with a C
-:class:`~sls.graph_print.Style`. Every function binds the states, inputs and
-parameters it uses to ``const double`` locals named as in the model; names
-that C, libm or the generated code already use (``y0``, ``double``, ``x``,
-…, :data:`RESERVED`) get a trailing ``_``, listed in the files' headers.
-"""
+"""The C target's code: its printer, the function bodies (dead code removed, scheduled, split when long),
+the lane kernels of the batch loop and what the templates need about each function (see :mod:`sls.backends.c`)."""
 
 from __future__ import annotations
 
-import importlib.machinery
 import math
-import os
 import re
-import shlex
-import shutil
-import subprocess
-import sys
-import sysconfig
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 from sympy.printing.c import C99CodePrinter
 
-from .. import functions, lowering, render
-from ..errors import MissingDependencyError, ModelError, OutputError, brief
-from ..graph_print import ATOM, Style
-from ..lowering import Check, Fail, Let, text_of
-from ..render import C_HEADER_MARK
-from . import Backend
+from ... import functions, lowering
+from ...errors import brief
+from ...graph_print import ATOM, Style
+from ...lowering import Check, Fail, Let, strip_parens, text_of
+from .names import HEADER_MARK
 
-#: Base name of the compiled extension module in the package.
-NATIVE = "_native"
-
-#: C99 keywords.
-KEYWORDS = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if inline int long register "
-    "restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
-    "_Bool _Complex _Imaginary".split()
-)
-#: Names <math.h> and <stddef.h> declare (ISO C99, POSIX and GNU), and macros compilers predefine.
-LIBRARY_NAMES = frozenset(
-    (
-        "acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 frexp ilogb ldexp log log10 "
-        "log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow sqrt erf erfc lgamma tgamma ceil floor nearbyint rint "
-        "lrint llrint round lround llround trunc fmod remainder remquo copysign nan nextafter nexttoward fdim fmax fmin "
-        "fma j0 j1 jn y0 y1 yn gamma drem finite significand scalb signgam sincos exp10 pow10 "
-        "isfinite isinf isnan isnormal signbit fpclassify isgreater isgreaterequal isless islessequal islessgreater "
-        "isunordered math_errhandling "
-        "size_t ptrdiff_t wchar_t offsetof max_align_t errno linux unix i386"
-    ).split()
-)
-#: Argument and local names of the generated C functions.
-LOCAL_NAMES = frozenset("x u p out A B qddot count status k i w".split())
-
-
-def _reserved_pattern(name: str) -> bool:
-    """Macro-like names of the headers: ``HUGE_VAL``, ``FP_NAN``, ``M_PI``, ``INFINITY``, ``NAN``, ``NULL``, ..."""
-    return (
-        name in ("NULL", "NAN", "INFINITY", "EOF", "MATH_ERRNO", "MATH_ERREXCEPT")
-        or name.startswith(("HUGE_VAL", "FP_", "M_", "__"))
-        or (name[:-1] in LIBRARY_NAMES and name[-1] in "fl")
-    )
-
-
-def c_identifier(name: str) -> str:
-    """The model's name made a C identifier (the prefix of every C function)."""
-    text = re.sub(r"\W", "_", name, flags=re.ASCII).strip("_") or "model"
-    if text[0].isdigit():
-        text = "model_" + text
-    if text in KEYWORDS or text in LIBRARY_NAMES or _reserved_pattern(text):
-        text = "model_" + text
-    return text
-
-
-def reserved(name: str, prefix: str) -> bool:
-    """True when ``name`` cannot be a local of the generated C code with model prefix ``prefix``."""
-    return (
-        name in KEYWORDS
-        or name in LIBRARY_NAMES
-        or name in LOCAL_NAMES
-        or _reserved_pattern(name)
-        or name.upper().startswith(prefix.upper() + "_")
-    )
-
-
-def renames(names: list, prefix: str) -> dict:
-    """``{name: C name}`` for the user's names C cannot use as they are (a ``_`` appended, or ``v_`` put in front)."""
-    taken = set(names)
-    result = {}
-    for name in names:
-        if not reserved(name, prefix):
-            continue
-        candidate = name + "_"
-        while candidate in taken or reserved(candidate, prefix):
-            candidate = "v_" + candidate if not candidate.startswith("v_") else candidate + "_"
-        taken.add(candidate)
-        result[name] = candidate
-    return result
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
 
 
 class CPrinter(C99CodePrinter):
@@ -168,12 +72,10 @@ class CPrinter(C99CodePrinter):
         return text
 
     def expression(self, expr: sympy.Expr) -> str:
-        from ..codegen import _strip_parens
-
         text = self.doprint(expr)
         if self._not_supported:
             raise NotImplementedError(f"not supported in C: {brief(sorted(map(str, self._not_supported))[0], 80)}")
-        return _strip_parens(text)
+        return strip_parens(text)
 
 
 def _c_assign(name: str, text: str) -> str:
@@ -424,170 +326,7 @@ def lane_kernel(code: CFunction, prefix: str) -> dict | None:
     return {"lines": lines, "stores": stores, "trig": bool(calls)}
 
 
-# --------------------------------------------------------------------------
-# the backend
-
-
-def compiler() -> list:
-    """The C compiler command: ``$CC`` (may hold flags), else ``cc``."""
-    return shlex.split(os.environ.get("CC", "").strip() or "cc")
-
-
-def python_include() -> Path:
-    return Path(sysconfig.get_paths()["include"])
-
-
-def limited_api() -> bool:
-    """Build the extension for CPython's stable ABI (Python ≥ 3.11, where it includes the buffer protocol)."""
-    return sys.version_info >= (3, 11) and not hasattr(sys, "pypy_version_info")
-
-
-def native_file_name() -> str:
-    """File name of the compiled extension (``_native.abi3.so`` on the stable ABI)."""
-    if limited_api() and ".abi3.so" in importlib.machinery.EXTENSION_SUFFIXES:
-        return NATIVE + ".abi3.so"
-    return NATIVE + importlib.machinery.EXTENSION_SUFFIXES[0]
-
-
-#: Flags of the package's shared library (the standalone files also compile with
-#: ``-std=c99 -Wall -Wextra -pedantic -Werror``). The model's functions are compiled as two translation
-#: units, in parallel with the extension (``-O3``: its lane kernels vectorize): the solving functions
-#: (``qddot_fun``, ``linearized_model``, ``xdot_fun``) at ``-O2``, the others at ``-O2`` too unless their
-#: code is longer than :data:`LARGE_SOURCE` lines, then at ``-O1`` (long straight-line code gains little
-#: from ``-O2`` and takes about twice as long to compile).
-LIBRARY_FLAGS = ["-fPIC", "-fvisibility=hidden"]
-LARGE_SOURCE = 20000
-#: The translation units of the library: the model's solving functions, and the others.
-UNITS = ("c/_solve.c", "c/_other.c")
-
-
-class CBackend(Backend):
-    name = "c"
-    compiles = True
-
-    def __init__(self) -> None:
-        self.units: dict = {}
-
-    # -- environment --------------------------------------------------
-
-    def check_environment(self) -> None:
-        command = compiler()
-        if not command or shutil.which(command[0]) is None:
-            where = f"$CC is '{os.environ['CC']}', which" if os.environ.get("CC", "").strip() else "'cc'"
-            raise MissingDependencyError(
-                f"--target c needs a C compiler: {where} was not found (set CC to one); the default --target python needs nothing"
-            )
-        if not (python_include() / "Python.h").is_file():
-            raise MissingDependencyError(
-                f"--target c needs Python's C headers: {python_include() / 'Python.h'} does not exist (install the "
-                f"python{sys.version_info[0]}.{sys.version_info[1]}-dev package or equivalent); the default --target python needs nothing"
-            )
-
-    def check_model(self, model: object) -> None:
-        if getattr(model, "constrained", False):
-            raise ModelError(
-                "--target c does not support constrained models yet (constraints, velocity_constraints): "
-                "generate them with the default --target python"
-            )
-
-    # -- names --------------------------------------------------------
-
-    def file_names(self, model: object) -> list:
-        name = c_identifier(model.name)
-        return [f"c/{name}.h", f"c/{name}.c", f"{NATIVE}.c", native_file_name(), "__init__.py", "_runtime.py", "_dispatch.py"]
-
-    def _names(self, model: object) -> tuple:
-        prefix = c_identifier(model.name)
-        user = [s.name for s in model.state] + [s.name for s in model.inputs] + list(model.params)
-        return prefix, renames(user, prefix)
-
-    # -- code ---------------------------------------------------------
-
-    def builders(self, dynamics: object) -> dict:
-        model = dynamics.model
-        n, m = model.n, model.m
-        prefix, names = self._names(model)
-        failure = f"{prefix.upper()}_NOT_POSITIVE_DEFINITE"
-        path = c_path(names)
-        result = {}
-        for name, lower in lowering.lowerers(dynamics, [path], unroll_max=None).items():
-            if functions.BY_NAME[name].solve:
-                result[name] = lambda name=name, lower=lower: c_function(name, solve_body(name, lower()[0], n, m, failure))
-            else:
-                result[name] = lambda name=name, lower=lower: c_function(name, kernel_body(lower()[0]))
-        for function in functions.FUNCTIONS:
-            if function.uses == "qddot_fun":  # xdot = [qdot; qddot]
-                lines = [f"{{ const int status = {prefix}_qddot_fun(x, u, p, out + {n}); if (status != 0) return status; }}"]
-                lines += [f"out[{k}] = x[{n + k}];" for k in range(n)]
-                result[function.name] = lambda name=function.name, lines=lines: c_function(name, lines)
-        return result
-
-    # -- files --------------------------------------------------------
-
-    def render(self, model: object, code: dict, simplify: bool, method: str) -> dict:
-        env = render.environment()
-        ctx = render.context(model, simplify, method)
-        prefix, names = self._names(model)
-        ctx = {**ctx, **c_context(model, prefix, names)}
-        specs = [function_spec(f, model, prefix, names, code[f.name]) for f in functions.FUNCTIONS]
-        native = {
-            "native": NATIVE,
-            "limited": limited_api(),
-            "max_extra": max(model.n, model.m, 1),
-            "lanes": LANES,
-        }
-        files = {
-            f"c/{prefix}.h": env.get_template("c_model.h.j2").render(ctx=ctx, functions=specs),
-            f"c/{prefix}.c": env.get_template("c_model.c.j2").render(ctx=ctx, functions=specs),
-            f"{NATIVE}.c": env.get_template("c_native.c.j2").render(ctx=ctx, functions=specs, **native),
-            "__init__.py": env.get_template("__init__.py.j2").render(ctx=ctx, modules=functions.NAMES, native=NATIVE),
-            "_dispatch.py": env.get_template("c_dispatch.py.j2").render(ctx=ctx, functions=specs),
-            "_runtime.py": env.get_template("_runtime.py.j2").render(ctx=ctx),
-        }
-        # The library compiles the same functions in two units (see UNITS), in parallel.
-        template = env.get_template("c_model.c.j2")
-        self.units = {
-            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f["solve"] or functions.BY_NAME[f["name"]].uses]),
-            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f["solve"] and not functions.BY_NAME[f["name"]].uses]),
-        }
-        return {name: render._tidy(text) for name, text in sorted(files.items())}
-
-    def compile(self, files: dict, on_step: object = None) -> dict:
-        """Compile the model's functions (:data:`UNITS`) and ``_native.c``, in parallel, into the extension:
-        ``{file name: bytes}``."""
-        target = native_file_name()
-        sources = {**files, **self.units}
-        with tempfile.TemporaryDirectory(prefix="sls-cc-") as folder:
-            for name, text in sources.items():
-                path = Path(folder) / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            steps = [
-                ["-O1" if self.units[unit].count("\n") > LARGE_SOURCE * (3 if unit == UNITS[0] else 1) else "-O2", *LIBRARY_FLAGS, "-c", unit, "-o", f"unit{k}.o"]
-                for k, unit in enumerate(UNITS)
-            ]
-            steps.append(["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"])
-            _run_compiler([compiler() + step for step in steps], folder)
-            objects = [f"unit{k}.o" for k in range(len(UNITS))] + ["native.o"]
-            _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
-            return {target: (Path(folder) / target).read_bytes()}
-
-
-def _run_compiler(commands: list, folder: str) -> None:
-    """Run the compiler commands in parallel in ``folder``; refuse with the first error line of a failure."""
-    try:
-        running = [subprocess.Popen(c, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
-    except OSError as exc:
-        raise MissingDependencyError(f"--target c: cannot run the C compiler {commands[0][0]!r}: {exc.strerror or exc}") from None
-    results = [(process, *process.communicate()) for process in running]
-    for process, out, err in results:
-        if process.returncode != 0:
-            text = (err or out or "").splitlines()
-            lines = [line for line in text if "error" in line] or text
-            raise OutputError(f"--target c: the C compiler failed ({shlex.join(compiler())}): {brief(lines[0] if lines else 'no output', 200)}")
-
-
-def c_context(model: object, prefix: str, names: dict) -> dict:
+def c_context(model: Model, prefix: str, names: dict) -> dict:
     """Template variables of the C files."""
     params = list(model.params.items())
     return {
@@ -598,11 +337,11 @@ def c_context(model: object, prefix: str, names: dict) -> dict:
         "required": [name for name, value in params if value is None],
         "c_state": [names.get(s.name, s.name) for s in model.state],
         "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
-        "marker": C_HEADER_MARK,
+        "marker": HEADER_MARK,
     }
 
 
-def function_spec(function: functions.Function, model: object, prefix: str, names: dict, code: CFunction) -> dict:
+def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> dict:
     """What the C templates need about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
@@ -664,7 +403,7 @@ def function_spec(function: functions.Function, model: object, prefix: str, name
     }
 
 
-def _argument_doc(function: functions.Function, model: object) -> str:
+def _argument_doc(function: functions.Function, model: Model) -> str:
     """The arguments and results of a compiled function, for its docstring (the Python target's conventions)."""
     n, m = model.n, model.m
     lines = []

@@ -1,40 +1,21 @@
-"""The MATLAB/Octave target: the original SLS's ``.m`` function files, no Symbolic Toolbox needed.
-
-``sls generate MODEL --target matlab --out DIR`` writes one function file per
-generated function (:mod:`sls.functions`), ``DIR/<function>.m``, with the
-original's calling convention: ``M = M_fun(x)``, ``qddot = qddot_fun(x, u)``,
-``[A, B] = linearized_model(x, u)``, ``tau = tau_fun(x, qddot)``, …; ``x`` and
-``u`` may be columns or rows. Every function takes an optional last argument,
-a struct overriding parameters by name (``M_fun(x, struct('m1', 2))``).
-
-The code runs unchanged in MATLAB and GNU Octave: ``%`` comments, ``~=``,
-single-quoted strings, ``end`` closing every block (:data:`OCTAVE_ONLY` lists
-what is never written). Printing: the expanded route through
-:class:`MatlabPrinter` (sympy's Octave printer with scalar operators and no
-Octave-only functions), the graph route through
-:class:`~sls.graph_print.GraphPrinter` with a MATLAB
-:class:`~sls.graph_print.Style`; shared subexpressions are locals ending in
-``_`` (``t0_``, ``g3_``, ``M1_``). ``qddot_fun`` and ``linearized_model``
-assemble ``M`` and solve with ``chol`` and two triangular solves (never
-``inv``); ``chol`` failing is an error naming the state. User names MATLAB
-or the generated code already use (``pi``, ``end``, ``i``, ``x``, ``M``, …,
-:func:`reserved`) are renamed ``v_<name>`` in the code (parameters keep
-their names as struct fields); the files' headers list the renames.
-"""
+"""The MATLAB target's code: its printer, reserved names and renames, function bodies and what the template
+needs about each function (see :mod:`sls.backends.matlab`)."""
 
 from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import sympy
 from sympy.printing.octave import OctaveCodePrinter
 
-from .. import functions, lowering, render
-from ..errors import ModelError, brief
-from ..graph_print import POW, Style
-from ..render import MATLAB_HEADER_MARK
-from . import Backend
+from ... import functions, lowering
+from ...errors import brief
+from ...graph_print import POW, Style
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
 
 #: MATLAB keywords (``iskeyword``), plus Octave's that MATLAB code could meet.
 KEYWORDS = frozenset(
@@ -157,12 +138,7 @@ def matlab_path(names: dict) -> lowering.Path:
 
 def _index(shape: tuple, flat: int) -> str:
     """MATLAB subscripts (1-based) of row-major entry ``flat`` of an array of ``shape``."""
-    subscripts = []
-    for size in reversed(shape):
-        subscripts.append(flat % size + 1)
-        flat //= size
-    subscripts.reverse()
-    return ", ".join(map(str, subscripts))
+    return ", ".join(str(k + 1) for k in lowering.unravel(flat, shape))
 
 
 def _zeros(shape: tuple) -> str:
@@ -216,69 +192,13 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
     ]
 
 
-# --------------------------------------------------------------------------
-# the backend
-
-
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """``text`` as a MATLAB single-quoted string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
-class MatlabBackend(Backend):
-    name = "matlab"
-
-    def check_model(self, model: object) -> None:
-        if getattr(model, "constrained", False):
-            raise ModelError(
-                "--target matlab does not support constrained models yet (constraints, velocity_constraints): "
-                "generate them with the default --target python"
-            )
-
-    def file_names(self, model: object) -> list:
-        return [f"{name}.m" for name in functions.NAMES]
-
-    @staticmethod
-    def _names(model: object) -> dict:
-        return renames([s.name for s in model.state] + [s.name for s in model.inputs] + list(model.params))
-
-    def builders(self, dynamics: object) -> dict:
-        model = dynamics.model
-        n, m = model.n, model.m
-        names = self._names(model)
-        state = ", ".join(f"{s.name}=%.6g" for s in model.state)
-        path = matlab_path(names)
-        result = {}
-        for name, lower in lowering.lowerers(dynamics, [path], unroll_max=0).items():
-            if functions.BY_NAME[name].solve:
-                failure = (
-                    f"error('sls:notPositiveDefinite', "
-                    f"{_quoted(f'{name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
-                )
-                result[name] = lambda name=name, lower=lower, failure=failure: solve_body(name, lower()[0], n, m, failure)
-            else:
-                result[name] = lambda lower=lower: kernel_body(lower()[0])
-        for function in functions.FUNCTIONS:
-            if function.uses == "qddot_fun":  # xdot = [qdot; qddot]
-                lines = ["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"]
-                result[function.name] = lambda lines=lines: lines
-        return result
-
-    def render(self, model: object, code: dict, simplify: bool, method: str) -> dict:
-        env = render.environment()
-        ctx = render.context(model, simplify, method)
-        names = self._names(model)
-        ctx = {**ctx, "marker": MATLAB_HEADER_MARK, "renamed": sorted(names.items())}
-        template = env.get_template("matlab_function.m.j2")
-        files = {}
-        for function in functions.FUNCTIONS:
-            spec = function_spec(function, model, names, code[function.name])
-            files[f"{function.name}.m"] = template.render(ctx=ctx, fn=spec)
-        return {name: render._tidy(text) for name, text in sorted(files.items())}
-
-
-def function_spec(function: functions.Function, model: object, names: dict, lines: list) -> dict:
-    """What ``matlab_function.m.j2`` needs about one generated function."""
+def function_spec(function: functions.Function, model: Model, names: dict, lines: list) -> dict:
+    """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
     symbols = {
@@ -286,7 +206,6 @@ def function_spec(function: functions.Function, model: object, names: dict, line
         "u": [s.name for s in model.inputs],
         "qddot": [f"qddot{k}_" for k in range(n)],
     }
-    labels = {"x": "x", "u": "u", "qddot": "qddot"}
     used = set(_IDENTIFIER.findall("\n".join(line for line in lines if "error(" not in line)))
     bindings = []
     for argument in arguments:
@@ -297,11 +216,11 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     params = []
     for pname, value in model.params.items():
         local_name = names.get(pname, pname)
-        field = f"p.{pname}" if pname not in KEYWORDS else f"p.({_quoted(pname)})"
+        field = f"p.{pname}" if pname not in KEYWORDS else f"p.({quoted(pname)})"
         params.append(
             {
                 "name": pname,
-                "quoted": _quoted(pname),
+                "quoted": quoted(pname),
                 "local": local_name,
                 "field": field,
                 "default": None if value is None else number(float(value)),
@@ -317,7 +236,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     checks = []
     for argument in arguments:
         size, what = described[argument]
-        message = _quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
+        message = quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
         checks.append(f"if ~isnumeric({argument}) || numel({argument}) ~= {size} || ~all(isfinite({argument}(:)))")
         checks.append(f"    error('sls:badArgument', {message});")
         checks.append("end")
@@ -328,7 +247,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
     example = None
     if model.params:
         first = next(iter(model.params))
-        example = f"{function.name}({', '.join(arguments)}, struct({_quoted(first)}, value))"
+        example = f"{function.name}({', '.join(arguments)}, struct({quoted(first)}, value))"
     return {
         "name": function.name,
         "upper": function.name.upper(),
@@ -340,7 +259,7 @@ def function_spec(function: functions.Function, model: object, names: dict, line
         "shapes": shapes,
         "checks": checks,
         "params": params,
-        "param_list": ", ".join(_quoted(p) for p in model.params),
+        "param_list": ", ".join(quoted(p) for p in model.params),
         "param_names": ", ".join(model.params) or "none",
         "example": example,
         "bindings": bindings,

@@ -1,12 +1,13 @@
-{% import "_macros.py.j2" as m %}
-{{- m.header(ctx, "Argument checks and the linear solve shared by the generated functions.") }}
+# Runtime of every generated Python package (also the C target's): argument checks, errors and the
+# numpy solve. Copied as _runtime.py after the package's header by sls.backends.python, with the model's
+# STATE_NAMES and INPUT_NAMES; these leading comment lines are not copied.
 
 import math
 
 import numpy as np
 
-STATE_NAMES = ({% for s in ctx.state %}"{{ s }}"{{ ", " if not loop.last }}{% endfor %}{{ "," if ctx.state|length == 1 }})
-INPUT_NAMES = ({% for s in ctx.inputs %}"{{ s }}"{{ ", " if not loop.last }}{% endfor %}{{ "," if ctx.inputs|length == 1 }})
+STATE_NAMES: tuple = ()  # the model's state names, set when copied
+INPUT_NAMES: tuple = ()  # the model's input names, set when copied
 
 
 _ndarray = np.ndarray

@@ -1,0 +1,156 @@
+"""The base of every backend: what a target owns, and the per-function loop run once for all of them.
+
+A target subclasses :class:`Backend`, sets its class attributes (its name,
+its files' header mark, its file kinds, its hint for unsupported math, ...)
+and fills the hooks: :meth:`Backend.paths` (how it prints),
+:meth:`Backend.kernel`, :meth:`Backend.solver` and :meth:`Backend.wrapper`
+(one function's code from the lowered programs), :meth:`Backend.file_names`
+and :meth:`Backend.render` (its files). :meth:`Backend.builders` walks the
+registry of generated functions (:mod:`sls.functions`) once for every target.
+
+This module and each backend package's ``__init__`` import nothing heavy
+(no sympy, no jinja2): :mod:`sls.write` asks the backends which files are
+theirs without loading the code generators.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import functions
+from ..errors import ModelError
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ..model import Model
+
+
+class Backend:
+    """One target: its files, its printers and its templates (see the module docstring)."""
+
+    #: The target's name (``sls generate --target NAME``).
+    name = ""
+    #: Whether :meth:`compile` does something (a pipeline stage of its own).
+    compiles = False
+    #: First characters of every text file the target writes; sls overwrites only files starting so.
+    header_mark = ""
+    #: Suffixes of the files the target writes (an sls file of such a suffix no longer written is stale).
+    suffixes: tuple = ()
+    #: Sub-folders of the output folder the target writes into.
+    folders: tuple = ()
+    #: What provides the functions the generated code may call, for the message on unsupported math.
+    provides = ""
+    #: Whether the target generates constrained models (constraints, velocity constraints).
+    constrained = True
+    #: Largest n for which the solving functions unroll the factorization of M (``None``: always).
+    unroll_max: int | None = None
+    #: Template folders under ``templates/`` (first match wins); default: the target's name.
+    templates: tuple = ()
+
+    # -- refusing early ---------------------------------------------------
+
+    def check_environment(self) -> None:
+        """Raise :class:`~sls.errors.MissingDependencyError` when the target cannot be built here."""
+
+    def check_model(self, model: Model) -> None:
+        """Raise :class:`~sls.errors.ModelError` for a model the target cannot generate."""
+        if not self.constrained and getattr(model, "constrained", False):
+            raise ModelError(
+                f"--target {self.name} does not support constrained models yet (constraints, velocity_constraints): "
+                "generate them with the default --target python"
+            )
+
+    # -- files --------------------------------------------------------------
+
+    def file_names(self, model: Model) -> list:
+        """The files the target writes for ``model`` (paths relative to the output folder)."""
+        raise NotImplementedError
+
+    def owns(self, path: Path) -> bool:
+        """True when ``path`` is a file this target generated (its first line starts with :attr:`header_mark`)."""
+        if not self.header_mark:
+            return False
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return handle.readline().startswith(self.header_mark)
+        except OSError:
+            return False
+
+    def writes(self, name: str) -> bool:
+        """True when a file named ``name`` is of a kind the target writes (for removing stale files)."""
+        return Path(name).suffix in self.suffixes
+
+    def runtime_folder(self) -> Path:
+        """The folder of the target's runtime sources: ``runtime/`` next to the module defining the backend."""
+        module = sys.modules[type(self).__module__]
+        return Path(module.__file__ or ".").resolve().parent / "runtime"
+
+    def runtime_files(self) -> dict:
+        """The target's runtime sources (files that never change per model): name → path."""
+        folder = self.runtime_folder()
+        return {p.name: p for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+
+    def template_folders(self) -> list:
+        """The folders of the target's templates, first match wins: ``templates/<t>`` for each of
+        :attr:`templates` (default: the target's name)."""
+        from .. import render
+
+        return [render.template_folder(t) for t in self.templates or (self.name,)]
+
+    def environment(self) -> Any:
+        """The Jinja2 environment of the target's templates (:func:`sls.render.environment`)."""
+        from .. import render
+
+        return render.environment(*self.template_folders())
+
+    # -- code -----------------------------------------------------------------
+
+    def paths(self, model: Model) -> list:
+        """The :class:`~sls.lowering.Path`\\ s every function is printed on (the Python target has two)."""
+        raise NotImplementedError
+
+    def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
+        """The code of an array function from its :class:`~sls.lowering.Lowered` kernels, one per path."""
+        raise NotImplementedError
+
+    def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
+        """The code of a solving function from its :class:`~sls.lowering.SolveProgram`\\ s, one per path."""
+        raise NotImplementedError
+
+    def wrapper(self, function: functions.Function, model: Model) -> Callable[[], Any] | None:
+        """How to build a wrapper's code (a function computed from another, ``function.uses``), or ``None``
+        when the target's templates write it (no codegen step)."""
+        return None
+
+    def builders(self, dynamics: Any) -> dict:
+        """Function name → zero-argument callable returning that function's code (``None`` for a function
+        solved at run time), in the order of the registry; one entry per codegen step."""
+        from .. import lowering
+
+        model = dynamics.model
+        lowerers = lowering.lowerers(dynamics, self.paths(model), self.unroll_max)
+        result: dict = {}
+        wrappers: dict = {}
+        for function in functions.for_model(model):
+            if function.uses:
+                build = self.wrapper(function, model)
+                if build is not None:
+                    wrappers[function.name] = build
+                continue
+            lower = lowerers[function.name]
+            if lower is None:
+                result[function.name] = None
+            elif function.solve:
+                result[function.name] = lambda function=function, lower=lower: self.solver(function, lower(), model)
+            else:
+                result[function.name] = lambda function=function, lower=lower: self.kernel(function, lower(), model)
+        return {**result, **wrappers}
+
+    def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
+        """The package's files: name → text (or bytes)."""
+        raise NotImplementedError
+
+    def compile(self, files: dict, on_step: Callable | None = None) -> dict:
+        """Files built from ``files`` (name → bytes)."""
+        return {}

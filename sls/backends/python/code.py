@@ -1,0 +1,222 @@
+"""The Python target's code: the lowered programs (:mod:`sls.lowering`) as the lines of its templates.
+
+Each generated function is built from a :class:`Kernel` (array functions) or
+a :class:`SolverCode` (``qddot_fun``, ``linearized_model``): the function's
+entries reduced together (shared temporaries ``_t0, _t1, …`` on the expanded
+route, ``_g0, _g1, …`` on the graph route) and printed twice:
+
+* the **scalar path** (one state, ``x`` of shape ``(2n,)``) works on Python
+  floats — ``x.tolist()`` once, ``math`` functions — because Python float
+  arithmetic is several times faster than numpy scalars;
+* the **batch path** (``x`` of shape ``(..., 2n)``) works on numpy arrays
+  with ``np`` functions, one vectorised operation per temporary.
+
+Names: states, inputs and parameters keep the user's names (validated plain
+identifiers that never start with ``_``), so nothing generated can collide
+with them. Output is deterministic: same model → same text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of, unravel
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output array of a kernel: its name, shape and printed entries.
+
+    ``scalar``/``batch`` hold the printed entries in C order (flat); ``zero``
+    flags the entries that are exactly zero. Scalar entries are guaranteed to
+    be Python floats (entries that depend on no state are wrapped in
+    ``float(...)``), so ``np.array`` of them is float64 without a ``dtype``.
+    """
+
+    name: str
+    shape: tuple
+    scalar: list
+    batch: list
+    zero: list
+
+    @property
+    def scalar_literal(self) -> str:
+        """A nested-list literal of the scalar entries (``[[a, b], [c, d]]``)."""
+        return _nested(self.scalar, self.shape)
+
+    @property
+    def scalar_array(self) -> str:
+        """The scalar-path expression building the output ndarray (flat list, then reshape)."""
+        flat = "np.array([" + ", ".join(self.scalar) + "])"
+        return flat if len(self.shape) <= 1 else f"{flat}.reshape({self.shape})"
+
+    @property
+    def indexed(self) -> list[tuple[str, str]]:
+        """``(index, batch expression)`` for the non-zero entries, index like ``"0, 1"``."""
+        result = []
+        for position, (expr, is_zero) in enumerate(zip(self.batch, self.zero)):
+            if not is_zero:
+                index = unravel(position, self.shape)
+                result.append((", ".join(map(str, index)), expr))
+        return result
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """Printed code of one generated function's symbolic part.
+
+    ``scalar_lines``/``batch_lines`` assign the common subexpressions;
+    ``outputs`` maps output names to :class:`Output`.
+    """
+
+    scalar_lines: list
+    batch_lines: list
+    outputs: dict = field(default_factory=dict)
+
+
+
+def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
+    """The :class:`Kernel` of an array function from its two lowered paths."""
+    outputs = {}
+    for name in scalar.outputs:
+        shape, scalar_texts, constants = scalar.output(name)
+        _, batch_texts, _ = batch.output(name)
+        outputs[name] = Output(name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants])
+    return Kernel(scalar_lines=scalar.printed.lines, batch_lines=batch.printed.lines, outputs=outputs)
+
+
+# --------------------------------------------------------------------------
+# forward dynamics and linearization: one kernel plus an unrolled solve
+
+
+@dataclass(frozen=True)
+class SolverCode:
+    """Code of ``qddot_fun`` or ``linearized_model`` after the argument unpacking.
+
+    ``scalar_lines`` (Python floats) and ``batch_lines`` (arrays with leading
+    batch axes) evaluate the fused kernel, factor ``M = L D Lᵀ`` (unrolled
+    when ``unrolled``), solve and end with ``return``. A pivot ``≤ 0`` (``M``
+    not positive definite) raises ``_NotPositiveDefinite``, caught in the
+    same lines, which then hand the assembled arrays to the module's
+    ``_generic`` (numpy's Cholesky and solve, raising ``LinAlgError`` naming
+    the state).
+    """
+
+    scalar_lines: list
+    batch_lines: list
+    unrolled: bool
+    phased: bool = False
+
+
+def _assemble(values: list, shape: tuple, scalar: bool) -> str:
+    """Code building an array of ``shape`` (batch axes first) from flat ``values``."""
+    items = "[" + ", ".join(map(text_of, values)) + "]"
+    if scalar:
+        return f"np.array({items}, dtype=float).reshape({shape})"
+    return f"_stack({items}, _x.shape[:-1], {shape})"
+
+
+def _op_lines(ops: list, scalar: bool) -> list:
+    lines = []
+    for op in ops:
+        if isinstance(op, Let):
+            lines.append(f"{op.name} = {op.value}")
+        elif isinstance(op, Check):
+            lines.append(f"if not {op.pivot} > 0.0:" if scalar else f"if not np.all({op.pivot} > 0.0):")
+            lines.append("    raise _NotPositiveDefinite")
+        elif isinstance(op, Fail):
+            lines.append("raise _NotPositiveDefinite")
+    return lines
+
+
+def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
+    """The ``return`` of a solving function from its results."""
+    if name == "qddot_fun":
+        z = results["qddot"]
+        if scalar:
+            return ["return np.array([" + ", ".join(map(text_of, z)) + "])"]
+        return [f"_out = np.empty(_x.shape[:-1] + ({n},))", *[f"_out[..., {k}] = {text_of(v)}" for k, v in enumerate(z)], "return _out"]
+    A_rows, B_rows = results["A"], results["B"]
+    top_A = [[1.0 if b == n + a else 0.0 for b in range(2 * n)] for a in range(n)]
+    if scalar:
+        A_flat = [v for row in top_A + A_rows for v in row]
+        B_flat = [0.0] * (n * m) + [v for row in B_rows for v in row]
+        return [
+            "return (",
+            "    np.array([" + ", ".join(map(text_of, A_flat)) + f"]).reshape({(2 * n, 2 * n)}),",
+            "    np.array([" + ", ".join(map(text_of, B_flat)) + f"]).reshape({(2 * n, m)}),",
+            ")",
+        ]
+    lines = ["_batch = _x.shape[:-1]", f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))", f"_A[..., :{n}, {n}:] = np.eye({n})"]
+    for a in range(n):
+        for l in range(2 * n):
+            if A_rows[a][l] != 0.0:
+                lines.append(f"_A[..., {n + a}, {l}] = {text_of(A_rows[a][l])}")
+    lines.append(f"_B = np.zeros(_batch + ({2 * n}, {m}))")
+    for a in range(n):
+        for j in range(m):
+            if B_rows[a][j] != 0.0:
+                lines.append(f"_B[..., {n + a}, {j}] = {text_of(B_rows[a][j])}")
+    lines.append("return _A, _B")
+    return lines
+
+
+def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list:
+    """A phased program (see :class:`~sls.lowering.SolveProgram`) after its kernel and bindings.
+
+    With the unrolled factorization: solve ``q̈``, bind it, evaluate the late
+    entries, solve ``A`` and ``B``; a pivot ``≤ 0`` switches to numpy
+    (``_acceleration`` raises ``LinAlgError`` naming the state when ``M`` is
+    not positive definite) for ``q̈`` and the final solves (``_generic``).
+    """
+    assemble = {key: _assemble(program.values[key], program.shapes[key], scalar) for key in program.values}
+    unpack = ", ".join(program.accelerations) + ("," if n == 1 else "")
+    if scalar:
+        numeric = [f"{unpack} = _acceleration(_mass, {assemble['rhs']}, _x).tolist()"]
+    else:
+        numeric = [f"{unpack} = np.moveaxis(_acceleration(_mass, {assemble['rhs']}, _x), -1, 0)"]
+    generic = f"return _generic(_mass, {assemble['residual_jac']}, {assemble['B_u']}, _x)"
+    late = _op_lines(program.late, scalar)
+    if not program.unrolled:
+        return [f"_mass = {assemble['M']}", *numeric, *late, generic]
+    lines = ["_factored = True", "try:"]
+    lines += ["    " + line for line in _op_lines(program.factor, scalar)] or ["    pass"]
+    lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
+    solved = _op_lines(program.steps, scalar) + [f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])]
+    lines += ["    " + line for line in solved]
+    lines += ["else:", f"    _mass = {assemble['M']}", *["    " + line for line in numeric]]
+    lines += late
+    lines += ["if not _factored:", "    " + generic]
+    lines += _op_lines(program.tail, scalar)
+    return lines + _returns(name, program.results, n, m, scalar)
+
+
+def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
+    """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
+    result = {}
+    for scalar, program in zip((True, False), programs):
+        lines = list(program.lines) + _op_lines(program.bindings, scalar)
+        if program.phased:
+            result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
+            continue
+        generic = "return _generic(" + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values) + ", _x)"
+        if not program.unrolled:
+            lines.append(generic)
+        else:
+            factor_lines = _op_lines(program.factor, scalar)
+            if factor_lines:
+                lines.append("try:")
+                lines += ["    " + line for line in factor_lines]
+                lines += ["except _NotPositiveDefinite:", "    " + generic]
+            lines += _op_lines(program.steps, scalar)
+            lines += _returns(name, program.results, n, m, scalar)
+        result[scalar] = lines
+    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased)
+
+
+def _nested(flat: list, shape: tuple) -> str:
+    if not shape:
+        return flat[0]
+    step = len(flat) // shape[0] if shape[0] else 0
+    parts = [_nested(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return "[" + ", ".join(parts) + "]"

@@ -1,0 +1,207 @@
+"""The Python target's files: one module per generated function, ``__init__`` and the runtime modules.
+
+:func:`render_package` renders ``templates/python`` with the printed code
+(:mod:`.code`) and copies the runtime sources (``runtime/_runtime.py``, and
+``runtime/_constrained.py`` for a constrained model) after the package's
+header; :func:`check_names` refuses user names the generated code uses itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jinja2
+
+from ... import functions, render
+from .code import Kernel, Output, SolverCode
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from ...model import Model
+
+
+def _shape_text(shape: tuple) -> str:
+    """A registry shape as a format string (``("n", "2n")`` → ``"({n}, {n2})"``)."""
+    items = ["{" + s.replace("2n", "n2") + "}" for s in shape]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+#: The array-valued functions of x rendered from ``function.py.j2``:
+#: name → (summary, returned shape as text given n, m).
+FUNCTIONS = {
+    f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.FUNCTIONS if not f.solve and not f.uses
+}
+#: Modules with a solve, rendered from their own templates.
+SOLVERS = tuple(f.name for f in functions.FUNCTIONS if f.solve)
+#: Modules built on other generated modules (their own template, no kernel of their own).
+WRAPPERS = tuple(f.name for f in functions.FUNCTIONS if f.uses)
+#: Every module of a generated package (the full set), in the order of ``__init__``.
+MODULES = functions.NAMES
+#: A constrained model's extra kernel functions of x (k constraints, holonomic rows first).
+CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.CONSTRAINT_FUNCTIONS}
+#: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
+CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
+#: The runtime modules: they hold no generated function (the name check skips them).
+RUNTIME = ("_runtime.py", "_constrained.py")
+
+
+def modules(model: Model) -> tuple:
+    """Every module of ``model``'s generated package, in the order of ``__init__``."""
+    return functions.names(model)
+
+
+def runtime_text(path: Path, values: dict) -> str:
+    """A runtime source as copied into a package: its code (:func:`sls.render.runtime_source`) with each line
+    ``NAME ... # ..., set when copied`` replaced by ``NAME = values[NAME]``."""
+    lines = []
+    for line in render.runtime_source(path).splitlines(keepends=True):
+        name = line.split("=")[0].split(":")[0].strip()
+        if name in values and line.rstrip().endswith("set when copied"):
+            line = f"{name} = {values[name]}\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def names_tuple(names: list) -> str:
+    """``("a", "b")`` / ``("a",)`` / ``()``: a tuple literal of names."""
+    return "(" + ", ".join(f'"{n}"' for n in names) + ("," if len(names) == 1 else "") + ")"
+
+
+def function_spec(name: str, model: Model) -> dict:
+    """What ``function.py.j2`` needs to know about the function ``name``."""
+    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
+    shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
+    batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
+    returns = "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
+    spec = {"name": name, "summary": summary, "args": "x", "returns": returns, "extra": None}
+    if name == "tau_fun":
+        spec["args"] = "x, qddot"
+        spec["extra"] = {
+            "name": "qddot",
+            "size": model.n,
+            "doc": "Accelerations, one per coordinate.",
+            "symbols": [f"_qddot{k}" for k in range(model.n)],
+        }
+    return spec
+
+
+def render_package(
+    env: jinja2.Environment, model: Model, kernels: dict, simplify: bool = False, method: str = "expanded",
+    runtime: dict | None = None,
+) -> dict[str, str]:
+    """Render every file of the generated package: file name → source text (``runtime``: the runtime
+    sources, name → path)."""
+    ctx = render.context(model, simplify, method)
+    files = _render_files(env, ctx, model, kernels, runtime or {})
+    # The name check reads the templates' own code: kernel lines bind only names
+    # starting with '_' (which user names never do), so a skeleton render with
+    # empty kernels is checked instead of parsing the (possibly huge) real one.
+    check_names(model, _render_files(env, ctx, model, _skeleton(kernels), {}))
+    return files
+
+
+def _skeleton(kernels: dict) -> dict:
+    """``kernels`` without their generated lines (and with zero outputs), for :func:`check_names`."""
+    result: dict = {}
+    for name, code in kernels.items():
+        if code is None:
+            result[name] = None
+        elif isinstance(code, SolverCode):
+            result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
+        else:
+            outputs = {
+                key: Output(name=key, shape=out.shape, scalar=["0.0"] * len(out.scalar), batch=["0.0"] * len(out.batch), zero=[True] * len(out.zero))
+                for key, out in code.outputs.items()
+            }
+            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs)
+    return result
+
+
+def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dict, runtime: dict) -> dict[str, str]:
+    """Render the templates with ``kernels``: file name → source text (the runtime modules only when
+    ``runtime`` names their sources)."""
+    files = {}
+    chosen = functions.for_model(model)
+    for function in chosen:
+        name = function.name
+        if function.numeric:
+            files[f"{name}.py"] = env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
+        elif function.uses:
+            files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
+        elif function.solve:
+            files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
+        else:
+            (out,) = kernels[name].outputs.values()
+            files[f"{name}.py"] = env.get_template("function.py.j2").render(
+                ctx=ctx, fn=function_spec(name, model), kernel=kernels[name], out=out
+            )
+    copies = {"_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}}
+    if any(f.numeric for f in chosen):
+        copies["_constrained.py"] = {"N": ctx["n"], "K": ctx["k"], "M_INPUTS": ctx["m"]}
+    for name, values in copies.items():
+        text = runtime_text(runtime[name], values) if name in runtime else ""
+        files[name] = env.get_template(f"{name}.j2").render(ctx=ctx, runtime=text)
+    files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=modules(model))
+    return {name: render.tidy(text) for name, text in sorted(files.items())}
+
+
+def check_names(model: Model, files: dict[str, str]) -> None:
+    """Refuse a model whose state/input/parameter names the generated code also uses.
+
+    The generated functions keep the user's names: states and inputs are
+    unpacked into locals of those names and parameters are keyword arguments.
+    A user name equal to one of the code's own locals or imports (``M``,
+    ``rhs``, ``out``, ``as_state``, ...) would be shadowed and give wrong
+    numbers, so it is refused here, before anything is written. The check
+    reads the rendered code, so it follows the templates automatically.
+    """
+    user = {s.name for s in model.state} | {s.name for s in model.inputs} | set(model.params)
+    for filename, text in files.items():
+        if filename == "__init__.py" or filename in RUNTIME:
+            continue
+        tree = ast.parse(text, filename=filename)
+        taken = _module_names(tree)
+        public = Path(filename).stem
+        for function in (node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == public):
+            # Positional arguments are consumed before the state is unpacked, so
+            # a state or input may reuse their names; only other locals clash.
+            taken |= _local_names(function, user)
+        clash = sorted(user & taken)
+        if clash:
+            from ...errors import ModelError
+
+            raise ModelError(
+                f"the name '{clash[0]}' is also a variable of the generated code ({filename}); "
+                f"rename that state, input or parameter (e.g. '{clash[0]}_')"
+            )
+
+
+def _module_names(tree: ast.Module) -> set:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _local_names(function: ast.FunctionDef, user: set) -> set:
+    """Names a function binds itself, except the unpacking of states/inputs (all-user-name tuples)."""
+    unpacked = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
+            elements = node.targets[0].elts
+            if all(isinstance(e, ast.Name) and (e.id in user or e.id.startswith("_")) for e in elements):
+                unpacked |= {id(e) for e in elements}
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in unpacked:
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not function:
+            names.add(node.name)
+    return names

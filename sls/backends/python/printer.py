@@ -1,0 +1,120 @@
+"""The Python target's printers: Python floats (one state) and numpy arrays (a batch).
+
+Every generated Python function has two paths (:data:`PATHS`): the **scalar
+path** works on Python floats (``x.tolist()`` once, ``math`` functions),
+because Python float arithmetic is several times faster than numpy scalars;
+the **batch path** works on numpy arrays with ``np`` functions, one
+vectorised operation per temporary.
+"""
+
+from __future__ import annotations
+
+import sympy
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.pycode import PythonCodePrinter
+
+from ... import lowering
+from ...graph_print import Style
+from ...lowering import strip_parens
+
+
+class _MinMax:
+    """``Max``/``Min`` of any number of arguments as nested two-argument calls of ``MAX``/``MIN``."""
+
+    MAX, MIN = "max", "min"
+
+    def _print_Max(self, expr: sympy.Max) -> str:
+        return _nested_call(self, self.MAX, expr.args)
+
+    def _print_Min(self, expr: sympy.Min) -> str:
+        return _nested_call(self, self.MIN, expr.args)
+
+
+class ScalarPrinter(_MinMax, PythonCodePrinter):
+    """Prints expressions for Python floats (``math.sin``, exact float literals)."""
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))
+
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
+        # x*x is several times faster than x**2 on Python floats (x**2 goes through pow()).
+        if expr.exp in (2, 3) and not rational:
+            base = self.parenthesize(expr.base, PRECEDENCE["Mul"], strict=False)
+            return "(" + "*".join([base] * int(expr.exp)) + ")"
+        return super()._print_Pow(expr, rational=rational)
+
+    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
+        # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0: a float in every case.
+        arg = self.parenthesize(expr.args[0], PRECEDENCE["Relational"], strict=True)
+        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"(1.0 if {arg} > 0.0 else 0.0 if {arg} < 0.0 else {at_zero})"
+
+    def expression(self, expr: sympy.Expr) -> str:
+        """``expr`` as code, without a redundant pair of outer parentheses."""
+        return strip_parens(self.doprint(expr))
+
+
+class BatchPrinter(_MinMax, NumPyPrinter):
+    """Prints expressions for numpy arrays (``np.sin``, exact float literals)."""
+
+    MAX, MIN = "np.maximum", "np.minimum"
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": True})
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        text = super()._module_format(fqn, register)
+        return "np." + text[len("numpy.") :] if text.startswith("numpy.") else text
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))
+
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
+        # Arrays are float64, so integer powers need no float workaround.
+        return self._hprint_Pow(expr, rational=rational, sqrt="np.sqrt")
+
+    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
+        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"np.heaviside({self._print(expr.args[0])}, {at_zero})"
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        # Nested np.where: every branch is evaluated on the whole batch, the condition picks per entry.
+        text = "np.nan"
+        for value, condition in reversed(expr.args):
+            if condition == sympy.true:
+                text = self._print(value)
+            else:
+                text = f"np.where({self._print(condition)}, {self._print(value)}, {text})"
+        return text
+
+
+def _float_text(printer: object, value: sympy.Expr) -> str:
+    """``value`` printed as a float where it is a number (so Python arithmetic stays in floats)."""
+    return repr(float(value)) if value.is_Number else printer._print(value)
+
+
+def _nested_call(printer: object, name: str, args: tuple) -> str:
+    """``name(a, name(b, c))`` for a Max/Min of any number of arguments; numbers print as floats."""
+    texts = [_float_text(printer, a) for a in args]
+    text = texts[-1]
+    for item in reversed(texts[:-1]):
+        text = f"{name}({item}, {text})"
+    return text
+
+
+SCALAR = ScalarPrinter()
+BATCH = BatchPrinter()
+
+
+#: The two paths of every Python function: Python floats (one state) and numpy arrays (a batch).
+SCALAR_PATH = lowering.Path(
+    text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), assign=lambda name, text: f"{name} = {text}", float_entries=True
+)
+BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False), assign=lambda name, text: f"{name} = {text}")
+PATHS = [SCALAR_PATH, BATCH_PATH]
+
+
