@@ -27,8 +27,9 @@ Jacobian is the state index (``jac[...][l] = ∂(...)/∂x_l``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import ClassVar
 
 import sympy
 
@@ -670,7 +671,7 @@ class _GraphTerms:
 
     method = "graph"
     #: Route-specific entries overriding :data:`_NEEDS`.
-    NEEDS: dict = {}
+    NEEDS: ClassVar[dict] = {}
     ORDER = ("M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints")
 
     def __init__(self, model: Model) -> None:
@@ -884,7 +885,7 @@ class _TreeTerms(_GraphTerms):
     """The tree route: ``M``, ``h``, ``φ``, ``τ``, ``T``, ``V`` by the recursions of :mod:`sls.rigid_body`."""
 
     method = "tree"
-    NEEDS = {"tau": ("inverse",), "rhs": ("B",)}
+    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
 
     def _start(self) -> None:
         from . import rigid_body

@@ -55,8 +55,8 @@ frame), over the bodies that move.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy
 
@@ -119,10 +119,10 @@ def bodies(robot: object) -> tuple:
             followed, multiplier, shift = joint.mimic
             coordinate = index[followed]
         found.append(
-            dict(
-                name=joint.name, parent=body, rotation=R_o, offset=t_o, axis=tuple(joint.axis), kind=joint.kind,
-                coordinate=coordinate, multiplier=float(multiplier), shift=float(shift),
-            )
+            {
+                "name": joint.name, "parent": body, "rotation": R_o, "offset": t_o, "axis": tuple(joint.axis), "kind": joint.kind,
+                "coordinate": coordinate, "multiplier": float(multiplier), "shift": float(shift),
+            }
         )
         pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
     inertias = [[0.0, [0.0] * 3, [[0.0] * 3 for _ in range(3)]] for _ in found]
@@ -279,7 +279,6 @@ class TreeDynamics:
 
     def __post_init__(self) -> None:
         self.vec = _Vectors(self.graph)
-        g = self.graph
         self.joints = [_Joint(self.vec, b, self._joint_value(b, self.q, shift=True)) for b in self.bodies]
         self._frames: dict = {}
 

@@ -24,7 +24,7 @@ import sls
 from sls import derive as D
 from sls import rigid_body
 from sls.model import build_model
-from sls.urdf import GRAVITY, Joint, energies, load_urdf, parse_urdf, state_names
+from sls.urdf import GRAVITY, energies, load_urdf, parse_urdf, state_names
 
 try:
     import pinocchio as pin
