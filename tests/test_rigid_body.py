@@ -351,7 +351,7 @@ def test_wanted_arrays_only_are_built(method):
     for x, u, a in _samples(model.n, model.m, 2):
         A, B = ours(x, u, a), theirs(x, u, a)
         for name in SOLVING:
-            np.testing.assert_array_equal(A[name], B[name]) if method == "graph" else _assert_close(A[name], B[name], name)
+            _assert_close(A[name], B[name], name)  # sums may be grouped differently: equal to rounding
 
 
 def test_wanted_on_the_expanded_route_skips_the_christoffel_jacobian():
