@@ -380,3 +380,43 @@ def test_generated_tree_package_is_deterministic(tmp_path):
     sls.generate(load_urdf(LOCAL["spatial3"]), tmp_path / "b")
     for path in sorted((tmp_path / "a").glob("*.py")):
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
+
+
+# --------------------------------------------------------------------------
+# a floating base as the URDF-features branch expands it
+
+
+def _floating_base_urdf() -> str:
+    """A two-link arm on a floating base written as the parser expands one: prismatic x, y, z, then revolute z, y, x
+    through massless links, the original joint's origin on the first joint."""
+    axes = [("px", "prismatic", "1 0 0"), ("py", "prismatic", "0 1 0"), ("pz", "prismatic", "0 0 1"),
+            ("yaw", "revolute", "0 0 1"), ("pitch", "revolute", "0 1 0"), ("roll", "revolute", "1 0 0")]
+    limit = '<limit effort="1" velocity="1" lower="-3" upper="3"/>'
+    links = ["world"] + [f"base_{name}" for name, _, _ in axes[:-1]] + ["torso"]
+    text = ['<robot name="floating">'] + [f'<link name="{link}"/>' for link in links[:-1]]
+    text.append('<link name="torso"><inertial><origin xyz="0.01 0.02 -0.03" rpy="0.1 0.2 0.3"/><mass value="5"/>'
+                '<inertia ixx="0.3" ixy="0.01" ixz="0.02" iyy="0.4" iyz="0.03" izz="0.5"/></inertial></link>')
+    for k, (name, kind, axis) in enumerate(axes):
+        origin = '<origin xyz="0.1 -0.2 0.9" rpy="0 0 0.5"/>' if k == 0 else ""
+        text.append(f'<joint name="{name}" type="{kind}"><parent link="{links[k]}"/><child link="{links[k + 1]}"/>'
+                    f'{origin}<axis xyz="{axis}"/>{limit}</joint>')
+    text.append('<link name="arm"><inertial><origin xyz="0 0 0.2"/><mass value="1"/>'
+                '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial></link>')
+    text.append(f'<joint name="shoulder" type="revolute"><parent link="torso"/><child link="arm"/>'
+                f'<origin xyz="0 0.2 0.1" rpy="1.5708 0 0"/><axis xyz="0 1 0"/>{limit}</joint>')
+    return "\n".join(text + ["</robot>"])
+
+
+def test_floating_base_chain_matches_graph_route(tmp_path):
+    path = tmp_path / "floating.urdf"
+    path.write_text(_floating_base_urdf())
+    model = load_urdf(path)
+    assert model.n == 7
+    _assert_routes_agree(model, ["M", "rhs", "residual_jac", "tau", "phi", "T", "V"])
+
+
+@needs_pinocchio
+def test_floating_base_chain_matches_pinocchio(tmp_path):
+    path = tmp_path / "floating.urdf"
+    path.write_text(_floating_base_urdf())
+    _assert_matches_pinocchio(path)
