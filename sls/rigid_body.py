@@ -367,15 +367,78 @@ class TreeDynamics:
         return [g.add(t) for t in terms]
 
     def mass_matrix(self) -> list:
-        """``M`` (n × n nodes) column by column: ``M e_j = τ(q, 0, e_j)`` without gravity, symmetric entries shared."""
-        g = self.graph
-        zeros = [g.zero] * self.n
-        columns = []
-        for j in range(self.n):
-            unit = list(zeros)
-            unit[j] = g.one
-            columns.append(self.inverse_dynamics(zeros, unit, g.zero))
-        return [[columns[max(i, j)][min(i, j)] for j in range(self.n)] for i in range(self.n)]
+        """``M`` (n × n nodes) by the composite-rigid-body algorithm (see :meth:`composite_inertias`).
+
+        For each body ``j`` the force its subtree needs for a unit joint
+        acceleration (``(a × h_c, I_c a)`` for a revolute joint, ``(m_c a, h_c × a)``
+        for a prismatic one, with the composite ``(m_c, h_c, I_c)``) is carried to
+        the root; its projection on each joint ``i`` on the way is the joint-space
+        entry ``H_ij`` (``H_ji`` by symmetry). ``M = Gᵀ H G`` for the map ``G`` of
+        the mimic joints (one term per entry without them).
+        """
+        vec, g = self.vec, self.graph
+        composite = self.composite_inertias()
+        terms: dict = {}
+        for j, (body, joint) in enumerate(zip(self.bodies, self.joints)):
+            m, h, I = composite[j]
+            axis = [vec.num(a) for a in body.axis]
+            if joint.revolute:
+                f, n = vec.cross(axis, h), _symmetric_times(vec, I, axis)
+            else:
+                f, n = vec.scale(m, axis), vec.cross(h, axis)
+            i = j
+            while True:
+                other = self.bodies[i]
+                entry = vec.dot([vec.num(a) for a in other.axis], n if self.joints[i].revolute else f)
+                scale = other.multiplier * body.multiplier
+                if scale != 1.0:
+                    entry = g.mul((g.number(constant(scale)), entry))
+                pair = (other.coordinate, body.coordinate)
+                terms.setdefault(pair, []).append(entry)
+                if i != j:
+                    terms.setdefault(pair[::-1], []).append(entry)
+                if other.parent < 0:
+                    break
+                f_p = self.joints[i].to_parent(f)
+                n = vec.add(self.joints[i].to_parent(n), vec.cross(self.joints[i].offset, f_p))
+                f, i = f_p, other.parent
+        upper = {(a, b): g.add(terms.get((a, b), ())) for a in range(self.n) for b in range(a, self.n)}
+        return [[upper[min(a, b), max(a, b)] for b in range(self.n)] for a in range(self.n)]
+
+    def composite_inertias(self) -> list:
+        """``(m_c, h_c, I_c)`` per body: the inertia of its subtree in its frame (about its origin), leaves first.
+
+        A child's composite moves to its parent's frame by ``R = R_o R_q`` and
+        the offset ``p``: ``h' = R h + m p``, ``I' = R I Rᵀ + 2(p·R h) 1 − p (R h)ᵀ −
+        (R h) pᵀ + m (|p|² 1 − p pᵀ)``; only the upper triangle of ``I`` is used.
+        """
+        vec, g = self.vec, self.graph
+        composite = [
+            [vec.num(b.mass), [vec.num(x) for x in b.moment], [[vec.num(x) for x in row] for row in b.inertia]] for b in self.bodies
+        ]
+        for k in reversed(range(len(self.bodies))):
+            body, joint = self.bodies[k], self.joints[k]
+            if body.parent < 0:
+                continue
+            m, h, I = composite[k]
+            p = joint.offset
+            h_R = joint.to_parent(h)
+            I_R = _rotated(joint, I)
+            ph = vec.dot(p, h_R)
+            pp = vec.dot(p, p)
+            two = g.number(2)
+            shifted = [[None] * 3 for _ in range(3)]
+            for a in range(3):
+                for b in range(a, 3):
+                    parts = [I_R[a][b], g.neg(g.mul((p[a], h_R[b]))), g.neg(g.mul((h_R[a], p[b]))), g.neg(g.mul((m, p[a], p[b])))]
+                    if a == b:
+                        parts += [g.mul((two, ph)), g.mul((m, pp))]
+                    shifted[a][b] = shifted[b][a] = g.add(parts)
+            parent = composite[body.parent]
+            parent[0] = g.add((parent[0], m))
+            parent[1] = vec.add(parent[1], h_R, vec.scale(m, p))
+            parent[2] = [[g.add((parent[2][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
+        return composite
 
     def kinetic_energy(self, dq: Sequence[int]) -> int:
         """``T = Σ ½ m v·v + v·(ω × h) + ½ ω·I_o ω``."""
@@ -401,3 +464,18 @@ class TreeDynamics:
             terms.append(g.mul((vec.num(body.mass), height)))
             terms.append(vec.dot(up, [vec.num(x) for x in body.moment]))
         return g.mul((gravity, g.add(terms)))
+
+
+def _symmetric_times(vec: _Vectors, S: list, v: list) -> list:
+    """``S v`` for a symmetric 3 × 3 matrix of nodes (its upper triangle read)."""
+    g = vec.g
+    return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
+
+
+def _rotated(joint: _Joint, S: list) -> list:
+    """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
+    columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
+    rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]
+    # (R S Rᵀ)[a][b] = Σ_k (R S)[a][k] R[b][k] = (R (R S)ᵀ)[b][a]: rotate the rows of R S as columns.
+    rotated = [joint.to_parent(rows_of_RS[a]) for a in range(3)]  # rotated[a][b] = (R S Rᵀ)[b][a]
+    return [[rotated[b][a] for b in range(3)] for a in range(3)]
