@@ -609,11 +609,12 @@ def derive_on_tree(model: Model, wanted: set | None = None) -> Dynamics:
     """Every term of :class:`Dynamics` for a robot tree (``model.tree``), from the recursions of :mod:`sls.rigid_body`.
 
     On the graph, without ``T``: ``τ(q, q̇, a)`` by recursive Newton–Euler
-    (``a`` the symbols of :func:`acceleration_symbols`), ``M e_j = τ(q, 0,
-    e_j)`` without gravity, ``h = C q̇ = τ(q, q̇, 0)`` without gravity,
-    ``φ = τ(q, 0, 0)`` with gravity only, ``T`` and ``V`` from the bodies'
-    velocities and heights. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇,
-    a) + fric − B_u u`` (one reverse pass per row). Everything else (``∂M/∂q``,
+    (``a`` the symbols of :func:`acceleration_symbols`),
+    ``M`` by the composite-rigid-body algorithm, ``h = C q̇ = τ(q, q̇, 0)``
+    without gravity, ``T`` and ``V`` from the bodies' velocities and heights,
+    ``φ = ∂V/∂q`` (reverse mode), ``rhs = B_u u − τ(q, q̇, 0) − fric`` with
+    gravity. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇, a) + fric − B_u u``
+    (one reverse pass per row). Everything else (``∂M/∂q``,
     ``C``, ``∂C/∂x``, ``∂φ/∂x``, …) is derived from those nodes as on the
     graph route (:func:`derive_on_graph`); ``wanted`` as there.
     """
@@ -882,7 +883,7 @@ class _EnergyTerms(_GraphTerms):
 
 
 class _TreeTerms(_GraphTerms):
-    """The tree route: ``M``, ``h``, ``φ``, ``τ``, ``T``, ``V`` by the recursions of :mod:`sls.rigid_body`."""
+    """The tree route: ``M``, ``h``, ``τ``, ``T``, ``V`` by the recursions of :mod:`sls.rigid_body`, ``φ = ∂V/∂q``."""
 
     method = "tree"
     NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
@@ -908,7 +909,8 @@ class _TreeTerms(_GraphTerms):
         return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
 
     def _phi(self) -> list:
-        return self.tree.inverse_dynamics(self.zeros, self.zeros, self.gravity)
+        """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass)."""
+        return self.graph.gradient(self.energies[1], self.q)
 
     def _inverse(self) -> list:
         """``τ(q, q̇, a) + fric`` with gravity: the inverse dynamics ``tau_fun`` returns."""
