@@ -890,14 +890,15 @@ class _TreeTerms(_GraphTerms):
 
     def _start(self) -> None:
         from . import rigid_body
+        from .expressions import symbol
 
         graph, model = self.graph, self.model
         self.fric = [graph.from_sympy(f) for f in model.fric]
         self.forces = [graph.from_sympy(f) for f in model.forces]
         self.inputs = [graph.symbol(u) for u in model.inputs]
         self.tree = rigid_body.TreeDynamics(graph, rigid_body.bodies(model.tree), self.q, self.n)
-        gravity = sympy.Symbol("g", real=True)
-        self.gravity = graph.symbol(gravity) if "g" in model.params else graph.zero
+        # gravity: the parameter g of a URDF model (sls.urdf.GRAVITY), absent when no body's height changes V
+        self.gravity = graph.symbol(symbol("g")) if "g" in model.params else graph.zero
         self.zeros = [graph.zero] * self.n
         self.accelerations = [graph.symbol(s) for s in acceleration_symbols(self.n)]
         self.energies = (self.tree.kinetic_energy(self.dq), self.tree.potential_energy(self.gravity))
