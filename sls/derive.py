@@ -53,11 +53,11 @@ class Dynamics:
 
     ``method`` is the route that derived them (:data:`METHODS`). On the
     ``"expanded"`` route every entry is a sympy expression. On the
-    ``"graph"`` route every entry is a node (an ``int``) of ``graph``, a
-    :class:`~sls.graph.Graph` sharing all subexpressions; ``energies`` holds
-    the nodes of ``T`` and ``V`` and ``christoffel`` is ``None`` (the graph
-    never needs the tensor). :meth:`as_sympy` gives any array as sympy
-    expressions on either route.
+    ``"graph"`` and ``"tree"`` routes every entry is a node (an ``int``) of
+    ``graph``, a :class:`~sls.graph.Graph` sharing all subexpressions;
+    ``energies`` holds the nodes of ``T`` and ``V`` and ``christoffel`` is
+    ``None`` (the graph never needs the tensor). :meth:`as_sympy` gives any
+    array as sympy expressions on every route.
 
     A constrained model (k constraints, holonomic rows first) also has
     ``constraint`` (k): ``c(q)`` and ``a(q) q̇``; ``constraint_jac`` (k, n):
@@ -66,14 +66,16 @@ class Dynamics:
     the velocity rows), so that ``A q̈ = g``; ``constraint_bias_jac`` (k, 2n).
     Unconstrained models have empty tuples there.
 
-    ``residual_jac`` (n, 2n, graph route only, else empty) is ``∂r/∂x`` of the
+    ``residual_jac`` (n, 2n, graph and tree routes only, else empty) is ``∂r/∂x`` of the
     residual ``r = M q̈ + C q̇ + φ + fric − B_u u`` at fixed ``q̈`` (the symbols
     of :func:`acceleration_symbols`) and ``u``: evaluated at the solved
     ``q̈`` it gives the lower half of ``A = −M⁻¹ ∂r/∂x`` without ``∂M/∂q``
     (see :func:`derive_on_graph`).
 
     ``arrays`` (set by :func:`derive`) holds every array the generated
-    functions evaluate, by name (:func:`function_arrays`).
+    functions evaluate, by name (:func:`function_arrays`); with
+    ``derive(..., wanted=...)`` only the wanted ones, and the fields nothing
+    wanted needs are ``None`` (``mass_matrix`` is always built).
     """
 
     model: Model
