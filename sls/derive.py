@@ -27,7 +27,9 @@ Jacobian is the state index (``jac[...][l] = ∂(...)/∂x_l``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import sympy
 
@@ -51,11 +53,11 @@ class Dynamics:
 
     ``method`` is the route that derived them (:data:`METHODS`). On the
     ``"expanded"`` route every entry is a sympy expression. On the
-    ``"graph"`` route every entry is a node (an ``int``) of ``graph``, a
-    :class:`~sls.graph.Graph` sharing all subexpressions; ``energies`` holds
-    the nodes of ``T`` and ``V`` and ``christoffel`` is ``None`` (the graph
-    never needs the tensor). :meth:`as_sympy` gives any array as sympy
-    expressions on either route.
+    ``"graph"`` and ``"tree"`` routes every entry is a node (an ``int``) of
+    ``graph``, a :class:`~sls.graph.Graph` sharing all subexpressions;
+    ``energies`` holds the nodes of ``T`` and ``V`` and ``christoffel`` is
+    ``None`` (the graph never needs the tensor). :meth:`as_sympy` gives any
+    array as sympy expressions on every route.
 
     A constrained model (k constraints, holonomic rows first) also has
     ``constraint`` (k): ``c(q)`` and ``a(q) q̇``; ``constraint_jac`` (k, n):
@@ -64,14 +66,16 @@ class Dynamics:
     the velocity rows), so that ``A q̈ = g``; ``constraint_bias_jac`` (k, 2n).
     Unconstrained models have empty tuples there.
 
-    ``residual_jac`` (n, 2n, graph route only, else empty) is ``∂r/∂x`` of the
+    ``residual_jac`` (n, 2n, graph and tree routes only, else empty) is ``∂r/∂x`` of the
     residual ``r = M q̈ + C q̇ + φ + fric − B_u u`` at fixed ``q̈`` (the symbols
     of :func:`acceleration_symbols`) and ``u``: evaluated at the solved
     ``q̈`` it gives the lower half of ``A = −M⁻¹ ∂r/∂x`` without ``∂M/∂q``
     (see :func:`derive_on_graph`).
 
     ``arrays`` (set by :func:`derive`) holds every array the generated
-    functions evaluate, by name (:func:`function_arrays`).
+    functions evaluate, by name (:func:`function_arrays`); with
+    ``derive(..., wanted=...)`` only the wanted ones, and the fields nothing
+    wanted needs are ``None`` (``mass_matrix`` is always built).
     """
 
     model: Model
@@ -221,24 +225,37 @@ def jacobian(vector: tuple, x: tuple) -> tuple:
     return tuple(tuple(diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
-def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: object = None) -> Dynamics:
-    """Derive every term of :class:`Dynamics` for ``model``.
+def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: set | None = None) -> Dynamics:
+    """Derive the terms of :class:`Dynamics` for ``model``.
 
     ``method`` picks the route (:data:`METHODS`): ``"expanded"`` (entries as
     flat expressions, the readable form for small models), ``"graph"``
     (derivatives on a shared expression graph, :func:`derive_on_graph`, for
-    large models) or ``"auto"`` (:func:`choose_method`). ``simplify`` applies
-    ``sympy.trigsimp`` to ``M`` and ``φ`` before anything is differentiated
-    further (off by default: it is exact but can be slow for large models);
-    it implies the expanded route.
+    large models), ``"tree"`` (a robot model's recursive dynamics on the
+    graph, :func:`derive_on_tree`; needs ``model.tree``) or ``"auto"``
+    (:func:`choose_method`). ``simplify`` applies ``sympy.trigsimp`` to ``M``
+    and ``φ`` before anything is differentiated further (off by default: it
+    is exact but can be slow for large models); it implies the expanded route.
+
+    ``wanted`` names the arrays of :func:`function_arrays` to build (``None``:
+    all); only they and what they need are derived (e.g. ``{"M", "rhs",
+    "residual_jac", "B_u", "tau"}`` never builds the Christoffel symbols or
+    ``∂C/∂x``). ``arrays`` of the result holds exactly those names; fields of
+    :class:`Dynamics` not built are ``None`` (``mass_matrix`` is always built:
+    validation checks it).
     """
     if method not in METHODS:
         raise ValueError(f"derivation method must be one of {', '.join(METHODS)}, got {method!r}")
+    wanted = _check_wanted(wanted)
     if method == "auto":
         method = choose_method(model, simplify)
+    if method == "tree":
+        if getattr(model, "tree", None) is None:
+            raise ValueError("the tree route needs a robot model (model.tree, e.g. from a URDF file)")
+        return derive_on_tree(model, wanted)
     if method == "graph":
         try:
-            dynamics = derive_on_graph(model)
+            return derive_on_graph(model, wanted)
         except Unsupported as exc:
             from .errors import ModelError
 
@@ -248,12 +265,8 @@ def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: o
                 f"the graph route cannot hold {what} (given through the Python API); "
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
-    else:
-        dynamics = derive_expanded(model, simplify)
-    arrays = function_arrays(dynamics)
-    if dynamics.graph is not None:
-        arrays.update(_shared(dynamics.graph, {key: arrays[key] for key in SOLVED_ARRAYS}))
-    return replace(dynamics, arrays=arrays)
+    dynamics = derive_expanded(model, simplify, wanted)
+    return replace(dynamics, arrays=function_arrays(dynamics, None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]))
 
 
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
@@ -272,7 +285,7 @@ def acceleration_symbols(n: int) -> tuple:
     return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
 
 
-def function_arrays(d: Dynamics) -> dict:
+def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Callable | None = None, rhs: Callable | None = None) -> dict:
     """Every array a generated function evaluates (see :mod:`sls.functions`), by name.
 
     The fields of :class:`Dynamics` under short names (``M``, ``M_jac``, ``C``,
@@ -283,46 +296,62 @@ def function_arrays(d: Dynamics) -> dict:
     C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`;
     a constrained model's ``c``, ``A``, ``A_jac``, ``bias`` and ``bias_jac``
     (the ``constraint*`` fields). Entries are sympy expressions, or graph nodes
-    on the graph route.
+    on the graph routes.
+
+    ``names`` (default: all of :data:`ARRAY_NAMES`) limits the result to
+    those arrays (only they are combined); ``tau(alg, d)`` and ``rhs(alg, d)``
+    replace the combinations above (the tree route computes both by
+    recursive Newton–Euler).
     """
+    names = ARRAY_NAMES if names is None else tuple(names)
     model = d.model
     n, m = model.n, model.m
     alg = _SympyAlgebra() if d.graph is None else _GraphAlgebra(d.graph)
     u = [alg.symbol(s) for s in model.inputs]
     h = d.coriolis_force
-    rhs = tuple(
-        alg.minus(
-            alg.minus(alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]), d.potential_gradient[k]),
-            d.friction[k],
-        )
-        for k in range(n)
-    )
-    drhs = tuple(
-        tuple(
+    result = {}
+    if "rhs" in names:
+        result["rhs"] = rhs(alg, d) if rhs is not None else tuple(
             alg.minus(
+                alg.minus(alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]), d.potential_gradient[k]),
+                d.friction[k],
+            )
+            for k in range(n)
+        )
+    if "drhs" in names:
+        result["drhs"] = tuple(
+            tuple(
                 alg.minus(
                     alg.minus(
-                        alg.total(alg.product(d.input_matrix_jac[k][j][l], u[j]) for j in range(m)), d.coriolis_force_jac[k][l]
+                        alg.minus(
+                            alg.total(alg.product(d.input_matrix_jac[k][j][l], u[j]) for j in range(m)), d.coriolis_force_jac[k][l]
+                        ),
+                        d.potential_gradient_jac[k][l],
                     ),
-                    d.potential_gradient_jac[k][l],
-                ),
-                d.friction_jac[k][l],
+                    d.friction_jac[k][l],
+                )
+                for l in range(2 * n)
             )
-            for l in range(2 * n)
+            for k in range(n)
         )
-        for k in range(n)
-    )
-    qddot = [alg.symbol(s) for s in acceleration_symbols(n)]
-    tau = tuple(
-        alg.plus(
-            alg.plus(alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]), d.potential_gradient[k]),
-            d.friction[k],
-        )
-        for k in range(n)
-    )
-    dM = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
+    if "tau" in names:
+        if tau is not None:
+            result["tau"] = tau(alg, d)
+        else:
+            qddot = [alg.symbol(s) for s in acceleration_symbols(n)]
+            result["tau"] = tuple(
+                alg.plus(
+                    alg.plus(
+                        alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]), d.potential_gradient[k]
+                    ),
+                    d.friction[k],
+                )
+                for k in range(n)
+            )
+    if "dM" in names:
+        result["dM"] = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
     energies = (model.T, model.V) if d.graph is None else d.energies
-    return {
+    fields = {
         "M": d.mass_matrix,
         "M_jac": d.mass_matrix_jac,
         "C": d.coriolis,
@@ -335,10 +364,6 @@ def function_arrays(d: Dynamics) -> dict:
         "B_u_jac": d.input_matrix_jac,
         "T": energies[0],
         "V": energies[1],
-        "tau": tau,
-        "rhs": rhs,
-        "dM": dM,
-        "drhs": drhs,
         "c": d.constraint,
         "A": d.constraint_jac,
         "A_jac": d.constraint_jac_jac,
@@ -346,6 +371,9 @@ def function_arrays(d: Dynamics) -> dict:
         "bias_jac": d.constraint_bias_jac,
         "residual_jac": d.residual_jac,
     }
+    order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs", "dM",
+             "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac")
+    return {name: result[name] if name in result else fields[name] for name in order if name in names}
 
 
 class _SympyAlgebra:
@@ -397,30 +425,45 @@ class _GraphAlgebra:
         return self.graph.symbol(s)
 
 
-def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:
-    """Every term of :class:`Dynamics` as flat expressions (M read off the expanded T)."""
+def derive_expanded(model: Model, simplify: bool = False, wanted: set | None = None) -> Dynamics:
+    """Every term of :class:`Dynamics` as flat expressions (M read off the expanded T).
+
+    ``wanted`` (names of :func:`function_arrays`, ``None``: all) skips the
+    Christoffel symbols, ``∂C/∂x``, ``∂φ/∂x`` and ``∂B_u/∂x`` when no wanted
+    array needs them (those fields are then ``None``).
+    """
     n, q, dq, x = model.n, model.q, model.dq, model.state
+
+    def needs(*names: str) -> bool:
+        return wanted is None or any(name in wanted for name in names)
+
     M = mass_matrix(model, simplify)
-    dM = mass_matrix_derivatives(M, q)
-    c = christoffel(dM)
-    C = coriolis(c, dq)
-    C_jac = coriolis_jacobian(dM, c, q, dq)
-    h = tuple(sympy.Add(*(C[k][j] * dq[j] for j in range(n))) for k in range(n))
-    # ∂(C q̇)_k/∂q_l = Σ_j ∂C_kj/∂q_l q̇_j and ∂(C q̇)/∂q̇ = 2C (Christoffel symmetry).
-    h_jac = tuple(
-        tuple(sympy.Add(*(C_jac[k][j][l] * dq[j] for j in range(n))) for l in range(n)) + tuple(2 * C[k][l] for l in range(n))
-        for k in range(n)
-    )
-    M_jac = tuple(tuple(tuple(dM[l][a][b] for l in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n))
+    dM = c = C = C_jac = h = h_jac = M_jac = phi_jac = B_jac = None
+    if needs("M_jac", "dM", "C", "C_jac", "rhs", "tau", "drhs"):
+        dM = mass_matrix_derivatives(M, q)
+        M_jac = tuple(tuple(tuple(dM[l][a][b] for l in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n))
+    if needs("C", "C_jac", "rhs", "tau", "drhs"):
+        c = christoffel(dM)
+        C = coriolis(c, dq)
+        h = tuple(sympy.Add(*(C[k][j] * dq[j] for j in range(n))) for k in range(n))
+    if needs("C_jac", "drhs"):
+        C_jac = coriolis_jacobian(dM, c, q, dq)
+        # ∂(C q̇)_k/∂q_l = Σ_j ∂C_kj/∂q_l q̇_j and ∂(C q̇)/∂q̇ = 2C (Christoffel symmetry).
+        h_jac = tuple(
+            tuple(sympy.Add(*(C_jac[k][j][l] * dq[j] for j in range(n))) for l in range(n)) + tuple(2 * C[k][l] for l in range(n))
+            for k in range(n)
+        )
     phi = tuple(diff(model.V, qk) for qk in q)
     if simplify:
         phi = tuple(sympy.trigsimp(entry) for entry in phi)
-    phi_jac = tuple(tuple(diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
-    phi_jac = tuple(
-        tuple(phi_jac[min(k, l)][max(k, l)] for l in range(n)) + (ZERO,) * n for k in range(n)
-    )
+    if needs("phi_jac", "drhs"):
+        phi_jac = tuple(tuple(diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
+        phi_jac = tuple(
+            tuple(phi_jac[min(k, l)][max(k, l)] for l in range(n)) + (ZERO,) * n for k in range(n)
+        )
     B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
-    B_jac = tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
+    if needs("B_u_jac", "drhs"):
+        B_jac = tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
     return Dynamics(
         **_constraint_terms_expanded(model),
         model=model,
@@ -434,7 +477,7 @@ def derive_expanded(model: Model, simplify: bool = False) -> Dynamics:
         potential_gradient=phi,
         potential_gradient_jac=phi_jac,
         friction=model.fric,
-        friction_jac=jacobian(model.fric, x),
+        friction_jac=jacobian(model.fric, x) if needs("fric_jac", "drhs") else None,
         input_matrix=B,
         input_matrix_jac=B_jac,
     )
@@ -499,16 +542,19 @@ def _constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> di
 # --------------------------------------------------------------------------
 # the graph route: derivatives on a shared expression graph
 
-#: Derivation routes: ``auto`` picks ``expanded`` or ``graph`` by model size.
-METHODS = ("auto", "expanded", "graph")
+#: Derivation routes: ``auto`` picks ``tree`` for robot models, else ``expanded`` or ``graph`` by model size.
+METHODS = ("auto", "expanded", "graph", "tree")
 
 #: ``auto`` takes the graph route when expanding T would give more terms than this.
 EXPANSION_LIMIT = 1000
 
 
 def choose_method(model: Model, simplify: bool = False) -> str:
-    """``"expanded"`` for models whose T expands to few terms (or with ``simplify``), else ``"graph"``.
+    """``"tree"`` for robot models, ``"expanded"`` for models whose T expands to few terms (or with ``simplify``), else ``"graph"``.
 
+    A robot model (``model.tree`` set, e.g. from a URDF file) takes the tree
+    route (:func:`derive_on_tree`): its recursions stay small where the
+    energies of 3-D arms do not.
     The expanded route writes every entry as one flat expression: the most
     readable code, and for small models the fastest. Its cost grows with the
     number of terms of the expanded ``T`` (n⁵ on a relative-angle chain), so
@@ -519,6 +565,8 @@ def choose_method(model: Model, simplify: bool = False) -> str:
     """
     if simplify:
         return "expanded"
+    if getattr(model, "tree", None) is not None:
+        return "tree"
     graph = Graph()
     try:
         T = graph.from_sympy(model.T)
@@ -527,7 +575,7 @@ def choose_method(model: Model, simplify: bool = False) -> str:
     return "graph" if graph.term_estimate(T) > EXPANSION_LIMIT else "expanded"
 
 
-def derive_on_graph(model: Model) -> Dynamics:
+def derive_on_graph(model: Model, wanted: set | None = None) -> Dynamics:
     """Every term of :class:`Dynamics`, differentiated on one expression graph.
 
     ``T``'s velocity sums are first collected by their rate-free parts and
@@ -552,97 +600,340 @@ def derive_on_graph(model: Model) -> Dynamics:
 
     No Christoffel tensor and no expanded ``T``: the cost grows with the size
     of the graph. The arrays hold graph nodes; code is printed straight from
-    the graph (:mod:`sls.graph_print`).
+    the graph (:mod:`sls.graph_print`). ``wanted`` (names of
+    :func:`function_arrays`, ``None``: all) limits the work to those arrays
+    and what they need; the fields not built are ``None``.
     """
-    n = model.n
-    graph = Graph()
-    q = [graph.symbol(s) for s in model.q]
-    dq = [graph.symbol(s) for s in model.dq]
-    x = q + dq
-    energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
-    collected = graph.collect_rates(energies, dq)
-    if graph.operation_count(collected) <= graph.operation_count(energies):
-        energies = collected
-    T, V = graph.share_sums(energies)
-    fric = [graph.from_sympy(f) for f in model.fric]
-    forces = [graph.from_sympy(f) for f in model.forces]
-    inputs = [graph.symbol(u) for u in model.inputs]
-
-    gradient = graph.gradient(T, x)
-    T_q, momentum = gradient[:n], gradient[n:]
-    columns = [graph.forward(momentum, {dq[j]: graph.one}) for j in range(n)]
-    M = [[columns[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
-    convective = graph.forward(momentum, dict(zip(q, dq)))
-    h = [graph.sub(a, b) for a, b in zip(convective, T_q)]
-    half = graph.number(sympy.Rational(1, 2))
-    M_flat = [e for row in M for e in row]
-    dM = [graph.forward(M_flat, {q[l]: graph.one}) for l in range(n)]  # dM[l][a*n + b] = ∂M_ab/∂q_l
-    # Christoffel symbols c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k): sums of nodes of dM.
-    c = {}
-    for i in range(n):
-        for j in range(i, n):
-            for k in range(n):
-                c[i, j, k] = c[j, i, k] = graph.mul(
-                    (half, graph.add((dM[i][k * n + j], dM[j][k * n + i], graph.neg(dM[k][i * n + j]))))
-                )
-    C = [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
-    C_flat = [e for row in C for e in row]
-    h_jac = [graph.gradient(hk, x) for hk in h]
-    # ∂C_kj/∂q_l = ½ ∂²h_k/∂q_l∂q̇_j: differentiating ∂h/∂q along q̇ skips every node that
-    # depends on q alone (most of the graph), where differentiating C along q_l would not;
-    # ∂C_kj/∂q̇_l = c_ljk.
-    h_q = [h_jac[k][l] for k in range(n) for l in range(n)]
-    C_q = [graph.forward(h_q, {dq[j]: half}) for j in range(n)]
-    dC = {(k, j, l): C_q[j][k * n + l] for k in range(n) for j in range(n) for l in range(n)}
-    dC.update({(k, j, n + l): c[l, j, k] for k in range(n) for j in range(n) for l in range(n)})
-    phi = graph.gradient(V, q)
-    phi_jac = graph.jacobian(phi, x)
-    fric_jac = graph.jacobian(fric, x)
-    B = graph.jacobian(forces, inputs)
-    B_flat = [e for row in B for e in row]
-    dB = [graph.forward(B_flat, {xl: graph.one}) for xl in x]
-    residual_jac = _residual_jacobian(graph, model, T_q, momentum, phi, fric, B, q, dq, inputs)
-
-    m = model.m
-    return Dynamics(
-        **_constraint_terms_graph(model, graph, q, dq),
-        model=model,
-        mass_matrix=_nest(M_flat, (n, n)),
-        mass_matrix_jac=_nest([dM[l][a * n + b] if l < n else graph.zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)),
-        christoffel=None,
-        coriolis=_nest(C_flat, (n, n)),
-        coriolis_jac=_nest([dC[k, j, l] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n)),
-        coriolis_force=tuple(h),
-        coriolis_force_jac=_nest([e for row in h_jac for e in row], (n, 2 * n)),
-        potential_gradient=tuple(phi),
-        potential_gradient_jac=_nest([e for row in phi_jac for e in row], (n, 2 * n)),
-        friction=tuple(fric),
-        friction_jac=_nest([e for row in fric_jac for e in row], (n, 2 * n)),
-        input_matrix=_nest(B_flat, (n, m)),
-        input_matrix_jac=_nest([dB[l][r] for r in range(len(B_flat)) for l in range(2 * n)], (n, m, 2 * n)),
-        method="graph",
-        graph=graph,
-        energies=(T, V),
-        residual_jac=_nest([e for row in residual_jac for e in row], (n, 2 * n)),
-    )
+    return _EnergyTerms(model).dynamics(wanted)
 
 
-def _residual_jacobian(graph: Graph, model: Model, T_q, momentum, phi, fric, B, q, dq, inputs) -> list:
-    """``∂r/∂x`` (n rows of 2n nodes) of ``r = M a + C q̇ + φ + fric − B_u u`` at fixed ``a`` and ``u``.
+def derive_on_tree(model: Model, wanted: set | None = None) -> Dynamics:
+    """Every term of :class:`Dynamics` for a robot tree (``model.tree``), from the recursions of :mod:`sls.rigid_body`.
 
-    ``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``, the first two terms one
-    directional derivative of ``p`` along ``(q̇, a)``; each row is one
-    reverse pass (see :func:`derive_on_graph`).
+    On the graph, without ``T``: ``τ(q, q̇, a)`` by recursive Newton–Euler
+    (``a`` the symbols of :func:`acceleration_symbols`),
+    ``M`` by the composite-rigid-body algorithm, ``h = C q̇ = τ(q, q̇, 0)``
+    without gravity, ``T`` and ``V`` from the bodies' velocities and heights,
+    ``φ = ∂V/∂q`` (reverse mode), ``rhs = B_u u − τ(q, q̇, 0) − fric`` with
+    gravity. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇, a) + fric − B_u u``
+    (one reverse pass per row). Everything else (``∂M/∂q``,
+    ``C``, ``∂C/∂x``, ``∂φ/∂x``, …) is derived from those nodes as on the
+    graph route (:func:`derive_on_graph`); ``wanted`` as there.
     """
-    n = model.n
-    a = [graph.symbol(s) for s in acceleration_symbols(n)]
-    seeds = dict(zip(q, dq))
-    seeds.update(zip(dq, a))
-    momentum_rate = graph.forward(momentum, seeds)  # (∂p/∂q) q̇ + M a
-    applied = [graph.add(graph.mul((B[k][j], inputs[j])) for j in range(model.m)) for k in range(n)]
-    residual = [graph.add((momentum_rate[k], graph.neg(T_q[k]), phi[k], fric[k], graph.neg(applied[k]))) for k in range(n)]
-    return [graph.gradient(r, q + dq) for r in residual]
+    return _TreeTerms(model).dynamics(wanted)
 
+
+#: What each array of :func:`function_arrays` needs built on the graph routes (steps of :class:`_GraphTerms`).
+_NEEDS = {
+    "M": ("M",),
+    "M_jac": ("dM",),
+    "dM": ("dM",),
+    "C": ("C",),
+    "C_jac": ("dC",),
+    "phi": ("phi",),
+    "phi_jac": ("phi_jac",),
+    "fric": (),
+    "fric_jac": ("fric_jac",),
+    "B_u": ("B",),
+    "B_u_jac": ("dB",),
+    "T": (),
+    "V": (),
+    "tau": ("M", "h", "phi"),
+    "rhs": ("h", "phi", "B"),
+    "drhs": ("h_jac", "phi_jac", "fric_jac", "dB"),
+    "residual_jac": ("residual_jac",),
+    "c": ("constraints",),
+    "A": ("constraints",),
+    "A_jac": ("constraints",),
+    "bias": ("constraints",),
+    "bias_jac": ("constraints",),
+}
+
+#: Every name :func:`function_arrays` returns.
+ARRAY_NAMES = tuple(_NEEDS)
+
+
+def _check_wanted(wanted: object) -> set | None:
+    if wanted is None:
+        return None
+    unknown = sorted(set(wanted) - set(ARRAY_NAMES))
+    if unknown:
+        raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(ARRAY_NAMES)}")
+    return set(wanted)
+
+
+class _GraphTerms:
+    """The graph routes' arrays, each built on first use (steps named in :data:`_NEEDS`).
+
+    Subclasses give the route's own ``M``, ``h``, ``φ``, energies and
+    residual; ``∂M/∂q``, ``C``, ``∂C/∂x``, ``∂h/∂x``, ``∂φ/∂x``, ``B_u`` and
+    the constraint terms are common. With every array wanted the steps run
+    in :data:`ORDER` (node ids, hence the printed code, do not depend on
+    ``wanted`` = ``None`` vs. all names).
+    """
+
+    method = "graph"
+    #: Route-specific entries overriding :data:`_NEEDS`.
+    NEEDS: ClassVar[dict] = {}
+    ORDER = ("M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints")
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.graph = graph = Graph()
+        self.n = model.n
+        self.q = [graph.symbol(s) for s in model.q]
+        self.dq = [graph.symbol(s) for s in model.dq]
+        self.x = self.q + self.dq
+        self._cache: dict = {}
+
+    def _start(self) -> None:
+        """Route-specific nodes every array needs (energies, friction, forces, inputs)."""
+
+    def get(self, step: str) -> object:
+        if step not in self._cache:
+            self._cache[step] = getattr(self, "_" + step)()
+        return self._cache[step]
+
+    # -- common steps
+
+    def _dM(self) -> list:
+        graph, n = self.graph, self.n
+        self.half = graph.number(sympy.Rational(1, 2))
+        M_flat = [e for row in self.get("M") for e in row]
+        return [graph.forward(M_flat, {self.q[l]: graph.one}) for l in range(n)]  # dM[l][a*n + b] = ∂M_ab/∂q_l
+
+    def _christoffel(self) -> dict:
+        """``c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k)``: sums of nodes of ``dM``."""
+        graph, n, dM = self.graph, self.n, self.get("dM")
+        c = {}
+        for i in range(n):
+            for j in range(i, n):
+                for k in range(n):
+                    c[i, j, k] = c[j, i, k] = graph.mul(
+                        (self.half, graph.add((dM[i][k * n + j], dM[j][k * n + i], graph.neg(dM[k][i * n + j]))))
+                    )
+        return c
+
+    def _C(self) -> list:
+        graph, n, dq = self.graph, self.n, self.dq
+        self._cache["christoffel"] = c = self._christoffel()
+        return [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
+
+    def _h_jac(self) -> list:
+        return [self.graph.gradient(hk, self.x) for hk in self.get("h")]
+
+    def _dC(self) -> dict:
+        # ∂C_kj/∂q_l = ½ ∂²h_k/∂q_l∂q̇_j: differentiating ∂h/∂q along q̇ skips every node that
+        # depends on q alone (most of the graph), where differentiating C along q_l would not;
+        # ∂C_kj/∂q̇_l = c_ljk.
+        graph, n, dq = self.graph, self.n, self.dq
+        self.get("C")
+        h_jac = self.get("h_jac")
+        c = self._cache["christoffel"]
+        h_q = [h_jac[k][l] for k in range(n) for l in range(n)]
+        C_q = [graph.forward(h_q, {dq[j]: self.half}) for j in range(n)]
+        dC = {(k, j, l): C_q[j][k * n + l] for k in range(n) for j in range(n) for l in range(n)}
+        dC.update({(k, j, n + l): c[l, j, k] for k in range(n) for j in range(n) for l in range(n)})
+        return dC
+
+    def _phi_jac(self) -> list:
+        return self.graph.jacobian(self.get("phi"), self.x)
+
+    def _fric_jac(self) -> list:
+        return self.graph.jacobian(self.fric, self.x)
+
+    def _B(self) -> list:
+        return self.graph.jacobian(self.forces, self.inputs)
+
+    def _dB(self) -> list:
+        B_flat = [e for row in self.get("B") for e in row]
+        return [self.graph.forward(B_flat, {xl: self.graph.one}) for xl in self.x]
+
+    def _residual_jac(self) -> list:
+        """``∂r/∂x`` (n rows of 2n nodes) of the residual at fixed ``a`` and ``u``: one reverse pass per row."""
+        return [self.graph.gradient(r, self.x) for r in self.residual()]
+
+    def _applied(self) -> list:
+        graph, B = self.graph, self.get("B")
+        return [graph.add(graph.mul((B[k][j], self.inputs[j])) for j in range(self.model.m)) for k in range(self.n)]
+
+    def _constraints(self) -> dict:
+        return _constraint_terms_graph(self.model, self.graph, self.q, self.dq)
+
+    # -- the arrays
+
+    def dynamics(self, wanted: set | None = None) -> Dynamics:
+        """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
+        wanted = _check_wanted(wanted)
+        names = ARRAY_NAMES if wanted is None else [name for name in ARRAY_NAMES if name in wanted]
+        steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, _NEEDS[name])}
+        self._start()
+        for step in self.ORDER:
+            if step in steps:
+                self.get(step)
+        fields = self._fields()
+        dynamics = Dynamics(**fields)
+        arrays = self._arrays(dynamics, names)
+        shared = [key for key in SOLVED_ARRAYS if key in arrays]
+        arrays.update(_shared(self.graph, {key: arrays[key] for key in shared}))
+        return replace(dynamics, arrays=arrays)
+
+    def _fields(self) -> dict:
+        """The fields of :class:`Dynamics` (``None`` where not built)."""
+        graph, n, m, got = self.graph, self.n, self.model.m, self._cache
+        zero = graph.zero
+        fields = dict(got.get("constraints") or {})
+        M = got["M"]
+        fields.update(
+            model=self.model,
+            mass_matrix=_nest([e for row in M for e in row], (n, n)),
+            christoffel=None,
+            friction=tuple(self.fric),
+            method=self.method,
+            graph=graph,
+            energies=self.energies,
+            mass_matrix_jac=None,
+            coriolis=None,
+            coriolis_jac=None,
+            coriolis_force=None,
+            coriolis_force_jac=None,
+            potential_gradient=None,
+            potential_gradient_jac=None,
+            friction_jac=None,
+            input_matrix=None,
+            input_matrix_jac=None,
+        )
+        if "dM" in got:
+            dM = got["dM"]
+            fields["mass_matrix_jac"] = _nest(
+                [dM[l][a * n + b] if l < n else zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)
+            )
+        if "C" in got:
+            fields["coriolis"] = _nest([e for row in got["C"] for e in row], (n, n))
+        if "dC" in got:
+            dC = got["dC"]
+            fields["coriolis_jac"] = _nest([dC[k, j, l] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n))
+        if "h" in got:
+            fields["coriolis_force"] = tuple(got["h"])
+        if "h_jac" in got:
+            fields["coriolis_force_jac"] = _nest([e for row in got["h_jac"] for e in row], (n, 2 * n))
+        if "phi" in got:
+            fields["potential_gradient"] = tuple(got["phi"])
+        if "phi_jac" in got:
+            fields["potential_gradient_jac"] = _nest([e for row in got["phi_jac"] for e in row], (n, 2 * n))
+        if "fric_jac" in got:
+            fields["friction_jac"] = _nest([e for row in got["fric_jac"] for e in row], (n, 2 * n))
+        if "B" in got:
+            B_flat = [e for row in got["B"] for e in row]
+            fields["input_matrix"] = _nest(B_flat, (n, m))
+        if "dB" in got:
+            dB = got["dB"]
+            fields["input_matrix_jac"] = _nest([dB[l][r] for r in range(n * m) for l in range(2 * n)], (n, m, 2 * n))
+        if "residual_jac" in got:
+            fields["residual_jac"] = _nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
+        return fields
+
+    def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:
+        """The arrays ``names`` of :func:`function_arrays` (``rhs``, ``drhs``, ``tau`` built here, in that order)."""
+        all_arrays = function_arrays(d, names, tau=self.tau, rhs=self.rhs)
+        return {name: all_arrays[name] for name in names}
+
+    #: Route-specific ``tau`` and ``rhs`` builders (``None``: from ``M``, ``h`` and ``φ``).
+    tau = None
+    rhs = None
+
+
+class _EnergyTerms(_GraphTerms):
+    """The graph route: everything from ``T`` and ``V`` (see :func:`derive_on_graph`)."""
+
+    def _start(self) -> None:
+        graph, model = self.graph, self.model
+        energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
+        collected = graph.collect_rates(energies, self.dq)
+        if graph.operation_count(collected) <= graph.operation_count(energies):
+            energies = collected
+        self.energies = tuple(graph.share_sums(energies))
+        self.fric = [graph.from_sympy(f) for f in model.fric]
+        self.forces = [graph.from_sympy(f) for f in model.forces]
+        self.inputs = [graph.symbol(u) for u in model.inputs]
+        gradient = graph.gradient(self.energies[0], self.x)
+        self.T_q, self.momentum = gradient[: self.n], gradient[self.n :]
+
+    def _M(self) -> list:
+        graph, n = self.graph, self.n
+        columns = [graph.forward(self.momentum, {self.dq[j]: graph.one}) for j in range(n)]
+        return [[columns[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+
+    def _h(self) -> list:
+        convective = self.graph.forward(self.momentum, dict(zip(self.q, self.dq)))
+        return [self.graph.sub(a, b) for a, b in zip(convective, self.T_q)]
+
+    def _phi(self) -> list:
+        return self.graph.gradient(self.energies[1], self.q)
+
+    def residual(self) -> list:
+        """``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``, the first two terms one directional derivative of ``p``."""
+        graph, n = self.graph, self.n
+        a = [graph.symbol(s) for s in acceleration_symbols(n)]
+        seeds = dict(zip(self.q, self.dq))
+        seeds.update(zip(self.dq, a))
+        momentum_rate = graph.forward(self.momentum, seeds)  # (∂p/∂q) q̇ + M a
+        phi, applied = self.get("phi"), self._applied()
+        return [
+            graph.add((momentum_rate[k], graph.neg(self.T_q[k]), phi[k], self.fric[k], graph.neg(applied[k]))) for k in range(n)
+        ]
+
+
+class _TreeTerms(_GraphTerms):
+    """The tree route: ``M``, ``h``, ``τ``, ``T``, ``V`` by the recursions of :mod:`sls.rigid_body`, ``φ = ∂V/∂q``."""
+
+    method = "tree"
+    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
+
+    def _start(self) -> None:
+        from . import rigid_body
+        from .expressions import symbol
+
+        graph, model = self.graph, self.model
+        self.fric = [graph.from_sympy(f) for f in model.fric]
+        self.forces = [graph.from_sympy(f) for f in model.forces]
+        self.inputs = [graph.symbol(u) for u in model.inputs]
+        self.tree = rigid_body.TreeDynamics(graph, rigid_body.bodies(model.tree), self.q, self.n)
+        # gravity: the parameter g of a URDF model (sls.urdf.GRAVITY), absent when no body's height changes V
+        self.gravity = graph.symbol(symbol("g")) if "g" in model.params else graph.zero
+        self.zeros = [graph.zero] * self.n
+        self.accelerations = [graph.symbol(s) for s in acceleration_symbols(self.n)]
+        self.energies = (self.tree.kinetic_energy(self.dq), self.tree.potential_energy(self.gravity))
+
+    def _M(self) -> list:
+        return self.tree.mass_matrix()
+
+    def _h(self) -> list:
+        return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
+
+    def _phi(self) -> list:
+        """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass)."""
+        return self.graph.gradient(self.energies[1], self.q)
+
+    def _inverse(self) -> list:
+        """``τ(q, q̇, a) + fric`` with gravity: the inverse dynamics ``tau_fun`` returns."""
+        tau = self.tree.inverse_dynamics(self.dq, self.accelerations, self.gravity)
+        return [self.graph.add((t, f)) for t, f in zip(tau, self.fric)]
+
+    def residual(self) -> list:
+        """``r = τ(q, q̇, a) + fric − B_u u``."""
+        applied = self._applied()
+        return [self.graph.sub(t, b) for t, b in zip(self.get("inverse"), applied)]
+
+    def tau(self, alg: object, d: Dynamics) -> tuple:
+        return tuple(self.get("inverse"))
+
+    def rhs(self, alg: object, d: Dynamics) -> tuple:
+        """``B_u u − τ(q, q̇, 0) − fric`` (one Newton–Euler pass for ``C q̇ + φ``)."""
+        graph = self.graph
+        bias = self.tree.inverse_dynamics(self.dq, self.zeros, self.gravity)
+        applied = self._applied()
+        return tuple(graph.sub(graph.sub(b, t), f) for b, t, f in zip(applied, bias, self.fric))
 
 
 def _nest(flat: list, shape: tuple) -> tuple:
