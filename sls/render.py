@@ -61,8 +61,7 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         f"simplify={simplify}",
         *([f"method={method}"] if method != "expanded" else []),
         repr([s.name for s in model.state]),
-        sympy.srepr(model.T),
-        sympy.srepr(model.V),
+        *_energy_parts(model),
         repr([sympy.srepr(f) for f in model.fric]),
         repr([s.name for s in model.inputs]),
         repr([sympy.srepr(f) for f in model.forces]),
@@ -78,6 +77,17 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _energy_parts(model: Model) -> list[str]:
+    """What determines ``T`` and ``V``: the robot tree they were built from, else their expressions.
+
+    ``T`` of a robot has tens of thousands of nodes, and printing it costs seconds; the
+    tree (joints, transforms, inertials, all numbers) determines it and prints in microseconds.
+    """
+    if model.tree is not None:
+        return ["tree=" + repr(model.tree)]
+    return [sympy.srepr(model.T), sympy.srepr(model.V)]
 
 
 def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
