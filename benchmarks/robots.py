@@ -576,15 +576,22 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
     }
 
 
+#: Per-call timer: the process's CPU time, so the other jobs of a shared machine (preemption) do not count;
+#: the calls timed are single-threaded.
+TIMER = time.process_time
+
+
 def per_call_rounds(pairs: dict, rounds: int, budget: float) -> dict:
-    """Interleaved rounds (sls, then the peer, then sls, …): per label the median times and their ratio's spread."""
+    """Interleaved rounds (sls, then the peer, then sls, …): per label the median times and their ratio's spread.
+
+    Each round times each callable for about ``budget`` seconds (best of three repeats, :data:`TIMER`)."""
     import numpy as np
 
     def once(f):
         start = time.perf_counter()
         f()
         number = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
-        return min(timeit.repeat(f, number=number, repeat=3)) / number
+        return min(timeit.repeat(f, number=number, repeat=3, timer=TIMER)) / number
 
     times = {label: ([], []) for label in pairs}
     for _ in range(rounds):
@@ -600,6 +607,7 @@ def per_call_rounds(pairs: dict, rounds: int, budget: float) -> dict:
             "ratio": float(np.median(ratios)),
             "ratio_min": float(min(ratios)),
             "ratio_max": float(max(ratios)),
+            "timer": TIMER.__name__,
         }
     return result
 
@@ -818,6 +826,85 @@ def table(summary: dict) -> str:
         lines.append(f"\n{category}:")
         for item in items:
             lines.append(f"  {item['label']}: {item['error']}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# the section of ``python -m benchmarks``
+
+#: The humanoid of issue 17's goals, and the functions a humanoid user needs.
+HUMANOID = "example-robot-data:g1_description/urdf/g1_29dof_rev_1_0.urdf"
+HUMANOID_FUNCTIONS = ("qddot_fun", "xdot_fun", "linearized_model", "M_fun", "tau_fun")
+
+
+def humanoid_generation(entries: list, features: dict, timeout: float, log) -> dict:
+    """G1 (29 DOF) with a floating base: ``sls generate`` of the functions a humanoid user needs, and of the
+    full set (wall time and peak RSS); "unsupported" while sls lacks ``--floating-base`` or ``--functions``."""
+    entry = next((e for e in entries if e.label == HUMANOID), None)
+    if entry is None:
+        return {"status": "skipped", "reason": "example-robot-data has no G1 file"}
+    missing = [option for option, key in (("--floating-base", "floating_base"), ("--functions", "functions")) if not features[key]]
+    if missing:
+        return {"status": "unsupported", "reason": f"this sls has no {' and no '.join(missing)}"}
+    rows = {}
+    for label, extra in (("functions", ["--functions", ",".join(HUMANOID_FUNCTIONS)]), ("full set", [])):
+        folder = Path(tempfile.mkdtemp(prefix="sls-g1-"))
+        try:
+            command = [sys.executable, "-m", "sls", "generate", entry.path, "--out", str(folder / "pkg"), "--floating-base", *extra]
+            run = run_child(command, timeout)
+            rows[label] = {
+                "seconds": run["wall_s"],
+                "peak_rss_mb": run["peak_rss_mb"],
+                "returncode": run["returncode"],
+                "timed_out": run["timed_out"],
+                "error": None if run["returncode"] == 0 else error_line(run["stderr"]),
+            }
+            log(f"  G1 floating base, {label}: {rows[label]}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return {"status": "ok", "file": entry.label, "functions": list(HUMANOID_FUNCTIONS), "rows": rows}
+
+
+def benchmark_section(quick: bool, log) -> dict:
+    """``python -m benchmarks``'s robot section: the arms of :data:`C_ROBOTS` (Python and C target against
+    Pinocchio) and the humanoid's generation; ``quick`` runs the UR5 alone, without C."""
+    argv = ["--only", C_ROBOTS[0], "--no-c", "--rounds", "2"] if quick else [a for label in C_ROBOTS for a in ("--only", label)]
+    args = parser().parse_args(argv + ["--timeout", "600"])
+    args.out = None
+    report = run(args, log)
+    if not quick:
+        entries, _ = corpus()
+        report["humanoid"] = humanoid_generation(entries, report["sls"], 900.0, log)
+    return report
+
+
+def section_table(report: dict) -> str:
+    lines = ["| robot | n | generate s | peak RSS MB | Python qddot / aba | C qddot / aba | C linearized_model / computeABADerivatives | C compile s |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in report["rows"]:
+        check = row.get("check", {})
+        if row["category"] != "accepted" or check.get("status") != "ok":
+            lines.append(f"| {row['label']} | {row.get('n', '—')} | {row['category']}: {(row.get('error') or check.get('reason') or '')[:120]} | | | | | |")
+            continue
+        py = check["python_per_call"]
+        c = check.get("c_target", {})
+        if c.get("status") == "ok":
+            q, lin = c["per_call"]["qddot"], c["per_call"]["linearized_model"]
+            c_cells = f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | {lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) | {c['compile_s'] or 0:.1f}"
+        else:
+            c_cells = f"{c.get('status', '—')} | | "
+        lines.append(
+            f"| {row['label']} | {row['n']} | {row['generate_s']:.1f} | {row['peak_rss_mb']:.0f} | "
+            f"{py['ratio']:.1f} ({py['ratio_min']:.1f}–{py['ratio_max']:.1f}) | {c_cells} |"
+        )
+    humanoid = report.get("humanoid")
+    if humanoid:
+        if humanoid["status"] != "ok":
+            lines.append(f"\nG1 with floating base: {humanoid['status']} ({humanoid.get('reason', '')})")
+        else:
+            for label, r in humanoid["rows"].items():
+                outcome = f"{r['seconds']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB" if r["returncode"] == 0 else (r["error"] or "failed")
+                lines.append(f"\nG1 with floating base, {label}: {outcome}")
     return "\n".join(lines)
 
 
