@@ -247,7 +247,7 @@ def child_env() -> dict:
 
 
 def run_child(command: list, timeout: float, cwd: str | None = None) -> dict:
-    """Run ``command`` with a time limit: exit code, wall seconds, peak RSS (MB) of the child, its output.
+    """Run ``command`` with a time limit: exit code, wall and CPU seconds, peak RSS (MB) of the child, its output.
 
     The child runs in its own session (a timeout kills its whole group); its peak RSS comes from
     ``os.wait4`` (this child only, not every child so far as ``RUSAGE_CHILDREN`` would give).
@@ -275,6 +275,7 @@ def run_child(command: list, timeout: float, cwd: str | None = None) -> dict:
             "timed_out": timed_out,
             "wall_s": wall,
             "peak_rss_mb": usage.ru_maxrss / 1024 if usage else None,
+            "cpu_s": usage.ru_utime + usage.ru_stime if usage else None,
             "stdout": out.read().decode(errors="replace"),
             "stderr": err.read().decode(errors="replace"),
         }
@@ -292,7 +293,7 @@ _INTERNAL = re.compile(r"^error: (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exceptio
 #: ``(category, feature, words)``: the first whose word occurs in the lower-cased error line wins.
 _RULES = (
     ("invalid XML", None, ("not valid xml", "not well-formed", "xml", "mismatched tag", "syntax error", "unclosed token")),
-    ("not URDF", None, ("unknown type", "not a urdf", "<robot>", "root element", "no <link")),
+    ("not URDF", None, ("unknown type", "not a urdf", "<robot>", "root element", "no <link", "is not a number", "not a finite number", "missing attribute")),
     ("unsupported feature", "friction", ("friction",)),
     ("unsupported feature", "mimic", ("mimic",)),
     ("unsupported feature", "floating/planar", ("'floating'", "'planar'", "floating", "planar")),
@@ -325,6 +326,19 @@ def classify(run: dict, label: str, path: str = "") -> tuple:
     return "other refusal", None
 
 
+def reclassify(row: dict) -> dict:
+    """The row with its category recomputed from what it stored (after a change of :data:`_RULES`)."""
+    if row["category"] == "accepted":
+        return row
+    stored = {
+        "timed_out": row["category"] == "timeout",
+        "returncode": row["returncode"],
+        "stderr": (row.get("traceback") or "") + "\n" + (row.get("error") or ""),
+    }
+    category, feature = classify(stored, row["label"], row["path"])
+    return {**row, "category": category, "feature": feature}
+
+
 # --------------------------------------------------------------------------
 # one file
 
@@ -351,6 +365,7 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
             feature=feature,
             returncode=run["returncode"],
             generate_s=run["wall_s"],
+            generate_cpu_s=run["cpu_s"],
             peak_rss_mb=run["peak_rss_mb"],
             error=None if category == "accepted" else (f"timed out after {args.timeout:g} s" if run["timed_out"] else error_line(run["stderr"])),
         )
@@ -741,11 +756,13 @@ def summarize(rows: list) -> dict:
     generation = {}
     for band, members in bands.items():
         seconds = [r["generate_s"] for r in members]
+        cpu = [r["generate_cpu_s"] for r in members if r.get("generate_cpu_s") is not None]
         rss = [r["peak_rss_mb"] for r in members if r.get("peak_rss_mb")]
         slowest = max(members, key=lambda r: r["generate_s"])
         generation[band] = {
             "files": len(members),
             "median_s": float(np.median(seconds)),
+            "median_cpu_s": float(np.median(cpu)) if cpu else None,
             "max_s": max(seconds),
             "slowest": slowest["label"],
             "max_rss_mb": max(rss) if rss else None,
@@ -796,10 +813,11 @@ def table(summary: dict) -> str:
         check = item["check"]
         lines.append(f"not compared: {item['label']}: {check.get('status')} {check.get('reason', '')}")
     if summary["generation_by_dof"]:
-        lines += ["", "| DOF | files | generate median s | max s | peak RSS max MB | slowest |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+        lines += ["", "| DOF | files | generate median s (wall) | median CPU s | max s | peak RSS max MB | slowest |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
         for band, g in summary["generation_by_dof"].items():
             rss = f"{g['max_rss_mb']:.0f}" if g["max_rss_mb"] else "—"
-            lines.append(f"| {band} | {g['files']} | {g['median_s']:.1f} | {g['max_s']:.1f} | {rss} | {g['slowest']} |")
+            cpu = f"{g['median_cpu_s']:.1f}" if g.get("median_cpu_s") is not None else "—"
+            lines.append(f"| {band} | {g['files']} | {g['median_s']:.1f} | {cpu} | {g['max_s']:.1f} | {rss} | {g['slowest']} |")
     p = summary["python_per_call_ratio"]
     if p["files"]:
         lines.append(
@@ -948,6 +966,23 @@ def run(args, log) -> dict:
     return report
 
 
+def update(args) -> int:
+    """``--update FILE``: run the selection again and replace its rows in FILE (the others reclassified)."""
+    report = json.loads(args.update.read_text())
+    out, args.out = args.update, None
+
+    def log(text):
+        print(text, file=sys.stderr, flush=True)
+
+    fresh = {row["label"]: row for row in run(args, log)["rows"]}
+    report["rows"] = [fresh.pop(row["label"], None) or reclassify(row) for row in report["rows"]] + list(fresh.values())
+    report.setdefault("updated", []).append({"date": datetime.date.today().isoformat(), "labels": sorted({*fresh} | set(args.only or []))})
+    report["summary"] = summarize(report["rows"])
+    write(report, out)
+    print(table(report["summary"]))
+    return 0
+
+
 def versions() -> dict:
     found = {}
     for name in ("pin", "example-robot-data", "pybullet", "rtb-data", "sympy", "numpy"):
@@ -976,7 +1011,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="generate only, no comparison with Pinocchio")
     p.add_argument("--no-c", dest="c", action="store_false", help="skip the C target of the chosen arms")
     p.add_argument("--random-objects", action="store_true", help="include pybullet's 1000 random_urdfs objects")
-    p.add_argument("--summary", type=Path, metavar="FILE", help="print the tables of a results file and exit")
+    p.add_argument("--update", type=Path, metavar="FILE", help="rerun the selection (--only) and replace its rows in results FILE")
+    p.add_argument("--summary", type=Path, metavar="FILE", help="print the tables of a results file (refusals classified anew) and exit")
     # internal: the comparison child
     p.add_argument("--check", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--package", help=argparse.SUPPRESS)
@@ -991,8 +1027,10 @@ def main(argv=None) -> int:
         return check_main(args)
     if args.summary:
         report = json.loads(args.summary.read_text())
-        print(table(summarize(report["rows"])))
+        print(table(summarize([reclassify(row) for row in report["rows"]])))
         return 0
+    if args.update:
+        return update(args)
     if args.out is None:
         args.out = RESULTS / f"robots-{'quick-' if args.quick else ''}{datetime.date.today().isoformat()}.json"
 
