@@ -292,8 +292,9 @@ _INTERNAL = re.compile(r"^error: (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exceptio
 
 #: ``(category, feature, words)``: the first whose word occurs in the lower-cased error line wins.
 _RULES = (
+    ("not URDF", "xacro leftover", ("$(", "${")),
     ("invalid XML", None, ("not valid xml", "not well-formed", "xml", "mismatched tag", "syntax error", "unclosed token")),
-    ("not URDF", None, ("unknown type", "not a urdf", "<robot>", "root element", "no <link", "is not a number", "not a finite number", "missing attribute")),
+    ("not URDF", None, ("unknown type", "not a urdf", "<robot>", "root element", "no <link", "is not a number", "not a finite number", "missing attribute", "numbers, got", "number, got")),
     ("unsupported feature", "friction", ("friction",)),
     ("unsupported feature", "mimic", ("mimic",)),
     ("unsupported feature", "floating/planar", ("'floating'", "'planar'", "floating", "planar")),
@@ -403,7 +404,9 @@ def line_of(row: dict) -> str:
     check = row.get("check")
     if check and check.get("status") == "ok":
         e = check["errors"]
-        text += f"  M {e['M']:.1e} tau {e['tau']:.1e} qdd {e['qddot']:.1e} A {e['A']:.1e} B {e['B']:.1e} py/aba {check['python_per_call']['ratio']:.1f}x"
+        text += f"  M {e['M']:.1e} tau {e['tau']:.1e} qdd {e['qddot']:.1e} A {e['A']:.1e} B {e['B']:.1e}"
+        ratio = check.get("python_per_call", {}).get("ratio")
+        text += f" py/aba {ratio:.1f}x" if ratio is not None else ""
     elif check:
         text += f"  check: {check.get('status')} {check.get('reason', '')}"
     if row.get("error"):
@@ -532,6 +535,7 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
     slots, unmatched = coordinate_map(model, names)
     if unmatched:
         return {"status": "not compared", "reason": f"sls coordinates without a Pinocchio joint: {unmatched[:5]}", "pinocchio": note}
+    mimic = has_mimic(model)
     rng = np.random.default_rng(seed)
     worst = {key: 0.0 for key in ("M", "tau", "qddot", "A", "B")}
     absolute = dict(worst)
@@ -562,23 +566,41 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
         tau = Bu @ u - fric
         record("M", package.M_fun(x, **params), P.T @ symmetric(pin.crba(model, data, qp)) @ P)
         record("tau", package.tau_fun(x, a, **params), P.T @ pin.rnea(model, data, qp, vp, P @ a) + fric)
-        record("qddot", package.qddot_fun(x, u, **params), P.T @ pin.aba(model, data, qp, vp, P @ tau))
-        pin.computeABADerivatives(model, data, qp, vp, P @ tau)
-        Minv = P.T @ symmetric(data.Minv) @ P
-        dq, dv = P.T @ data.ddq_dq @ P, P.T @ data.ddq_dv @ P
-        force_jac = -fric_jac
-        if has_input_jac:
-            force_jac = force_jac + np.einsum("ijk,j->ik", np.asarray(package.input_matrix_jac_fun(x, **params), float).reshape(n, m, 2 * n), u)
         A = np.zeros((2 * n, 2 * n))
         A[:n, n:] = np.eye(n)
-        A[n:, :n] = dq + Minv @ force_jac[:, :n]
-        A[n:, n:] = dv + Minv @ force_jac[:, n:]
+        if mimic:
+            # Pinocchio's aba and its derivatives refuse mimic joints; crba and rnea take them:
+            # qddot = M^-1 (B u - fric - rnea(q, v, 0)), its Jacobian by central differences.
+            def acceleration(xs):
+                qs, vs, _ = to_pinocchio(xs, n, slots, model.nq)
+                force = np.asarray(package.input_matrix_fun(xs, **params), float).reshape(n, m) @ u - np.asarray(package.fric_fun(xs, **params), float)
+                inertia = symmetric(pin.crba(model, data, qs))
+                return P.T @ np.linalg.solve(inertia, P @ force - pin.rnea(model, data, qs, vs, np.zeros(n)))
+
+            record("qddot", package.qddot_fun(x, u, **params), acceleration(x))
+            Minv = P.T @ np.linalg.inv(symmetric(pin.crba(model, data, qp))) @ P
+            step = 1e-6
+            for k in range(2 * n):
+                dx = np.zeros(2 * n)
+                dx[k] = step
+                A[n:, k] = (acceleration(x + dx) - acceleration(x - dx)) / (2 * step)
+        else:
+            record("qddot", package.qddot_fun(x, u, **params), P.T @ pin.aba(model, data, qp, vp, P @ tau))
+            pin.computeABADerivatives(model, data, qp, vp, P @ tau)
+            Minv = P.T @ symmetric(data.Minv) @ P
+            force_jac = -fric_jac
+            if has_input_jac:
+                force_jac = force_jac + np.einsum("ijk,j->ik", np.asarray(package.input_matrix_jac_fun(x, **params), float).reshape(n, m, 2 * n), u)
+            A[n:, :n] = P.T @ data.ddq_dq @ P + Minv @ force_jac[:, :n]
+            A[n:, n:] = P.T @ data.ddq_dv @ P + Minv @ force_jac[:, n:]
         B = np.vstack([np.zeros((n, m)), Minv @ Bu])
         A_sls, B_sls = package.linearized_model(x, u, **params)
         record("A", A_sls, A)
         record("B", B_sls, B)
     return {
         "status": "ok",
+        "mimic": mimic,
+        "derivatives": "central differences of crba/rnea (aba refuses mimic joints)" if mimic else "computeABADerivatives",
         "errors": worst,
         "errors_absolute": absolute,
         "states": count,
@@ -594,6 +616,11 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
 #: Per-call timer: the process's CPU time, so the other jobs of a shared machine (preemption) do not count;
 #: the calls timed are single-threaded.
 TIMER = time.process_time
+
+
+def has_mimic(model) -> bool:
+    """Pinocchio's model has mimic joints (its aba and derivatives refuse them)."""
+    return any(model.joints[j].shortname() == "JointModelMimic" for j in range(1, model.njoints))
 
 
 def per_call_rounds(pairs: dict, rounds: int, budget: float) -> dict:
@@ -647,6 +674,10 @@ def check_main(args) -> int:
     data = model.createData()
     qp, vp, P = to_pinocchio(x, n, slots, model.nq)
     tau = P @ (np.asarray(package.input_matrix_fun(x, **params)).reshape(n, -1) @ u - package.fric_fun(x, **params))
+    if result["mimic"]:
+        result["python_per_call"] = {"status": "not timed: Pinocchio's aba refuses mimic joints"}
+        print(json.dumps(result))
+        return 0
     budget = 0.01 if args.quick else 0.02
     timed = per_call_rounds({"qddot": (lambda: package.qddot_fun(x, u, **params), lambda: pin.aba(model, data, qp, vp, tau))}, args.rounds, budget)
     result["python_per_call"] = timed["qddot"]
@@ -767,7 +798,7 @@ def summarize(rows: list) -> dict:
             "slowest": slowest["label"],
             "max_rss_mb": max(rss) if rss else None,
         }
-    ratios = [(r["check"]["python_per_call"]["ratio"], r["label"], r.get("n")) for r in checked if "python_per_call" in r["check"]]
+    ratios = [(r["check"]["python_per_call"]["ratio"], r["label"], r.get("n")) for r in checked if "ratio" in r["check"].get("python_per_call", {})]
     values = [v for v, _, _ in ratios]
     small = [v for v, _, n in ratios if n is not None and n <= 12]
     per_call = {
@@ -904,16 +935,17 @@ def section_table(report: dict) -> str:
         if row["category"] != "accepted" or check.get("status") != "ok":
             lines.append(f"| {row['label']} | {row.get('n', '—')} | {row['category']}: {(row.get('error') or check.get('reason') or '')[:120]} | | | | | |")
             continue
-        py = check["python_per_call"]
+        py = check.get("python_per_call", {})
         c = check.get("c_target", {})
         if c.get("status") == "ok":
             q, lin = c["per_call"]["qddot"], c["per_call"]["linearized_model"]
             c_cells = f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | {lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) | {c['compile_s'] or 0:.1f}"
         else:
             c_cells = f"{c.get('status', '—')} | | "
+        py_cell = f"{py['ratio']:.1f} ({py['ratio_min']:.1f}–{py['ratio_max']:.1f})" if "ratio" in py else py.get("status", "—")
         lines.append(
             f"| {row['label']} | {row['n']} | {row['generate_s']:.1f} | {row['peak_rss_mb']:.0f} | "
-            f"{py['ratio']:.1f} ({py['ratio_min']:.1f}–{py['ratio_max']:.1f}) | {c_cells} |"
+            f"{py_cell} | {c_cells} |"
         )
     humanoid = report.get("humanoid")
     if humanoid:
@@ -975,8 +1007,9 @@ def update(args) -> int:
         print(text, file=sys.stderr, flush=True)
 
     fresh = {row["label"]: row for row in run(args, log)["rows"]}
+    labels = sorted(fresh)
     report["rows"] = [fresh.pop(row["label"], None) or reclassify(row) for row in report["rows"]] + list(fresh.values())
-    report.setdefault("updated", []).append({"date": datetime.date.today().isoformat(), "labels": sorted({*fresh} | set(args.only or []))})
+    report.setdefault("updated", []).append({"date": datetime.date.today().isoformat(), "labels": labels})
     report["summary"] = summarize(report["rows"])
     write(report, out)
     print(table(report["summary"]))

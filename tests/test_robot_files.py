@@ -13,7 +13,9 @@ Cases that need features sls may not have yet are detected, not assumed: a float
 (``load_urdf(..., floating_base=True)``, compared with a Pinocchio root joint made of
 translations along x, y, z and rotations about z, y, x — the chart of sls's floating base, so
 velocities correspond one to one), a body without joints (a drone: a 6-DOF floating body) and
-``<mimic>`` joints (Pinocchio's ``mimic=True``). Until then they skip with the reason.
+``<mimic>`` joints (Pinocchio's ``mimic=True``; its ``aba`` and derivatives refuse mimic joints,
+so q̈ is ``M⁻¹(B u − fric − rnea(q, v, 0))`` from ``crba`` and ``rnea`` and (A, B) its central
+differences). Until then they skip with the reason.
 Friction parameters the package exposes are set to 0 (Pinocchio has no joint friction); the
 package's own ``fric_fun`` covers what is left.
 """
@@ -160,6 +162,7 @@ def test_robot_file_agrees_with_pinocchio(package, relative, needs, tmp_path):
     params = {k: (0.0 if FRICTION_PARAM.search(k) else v) for k, v in generated.PARAMS.items()}
     reference.gravity.linear = np.array([0.0, 0.0, -params.get("g", 9.81)])
     where = slots(reference, list(generated.STATE[:n]), floating)
+    mimic = any(reference.joints[j].shortname() == "JointModelMimic" for j in range(1, reference.njoints))
     rng = np.random.default_rng(3)
     for _ in range(STATES):
         q = rng.uniform(-math.pi, math.pi, n)
@@ -173,13 +176,26 @@ def test_robot_file_agrees_with_pinocchio(package, relative, needs, tmp_path):
         tau = Bu @ u - fric
         close(generated.M_fun(x, **params), P.T @ full(pin.crba(reference, data, qp)) @ P, TOL, "M")
         close(generated.tau_fun(x, a, **params), P.T @ pin.rnea(reference, data, qp, vp, P @ a) + fric, TOL, "tau")
-        close(generated.qddot_fun(x, u, **params), P.T @ pin.aba(reference, data, qp, vp, P @ tau), TOL, "qddot")
-        pin.computeABADerivatives(reference, data, qp, vp, P @ tau)
-        Minv = P.T @ full(data.Minv) @ P
-        dforce = -np.asarray(generated.fric_jac_fun(x, **params)) + np.einsum(
-            "ijk,j->ik", np.asarray(generated.input_matrix_jac_fun(x, **params)).reshape(n, m, 2 * n), u
-        )
-        A = np.block([[np.zeros((n, n)), np.eye(n)], [P.T @ data.ddq_dq @ P + Minv @ dforce[:, :n], P.T @ data.ddq_dv @ P + Minv @ dforce[:, n:]]])
+        if mimic:
+            # Pinocchio's aba and its derivatives refuse mimic joints; crba and rnea take them.
+            def acceleration(xs):
+                qs, vs, _ = pinocchio_state(xs, n, where, reference.nq)
+                force = np.asarray(generated.input_matrix_fun(xs, **params)).reshape(n, m) @ u - generated.fric_fun(xs, **params)
+                return P.T @ np.linalg.solve(full(pin.crba(reference, data, qs)), P @ force - pin.rnea(reference, data, qs, vs, np.zeros(n)))
+
+            close(generated.qddot_fun(x, u, **params), acceleration(x), TOL, "qddot")
+            Minv = P.T @ np.linalg.inv(full(pin.crba(reference, data, qp))) @ P
+            step = 1e-6
+            lower = np.column_stack([(acceleration(x + step * e) - acceleration(x - step * e)) / (2 * step) for e in np.eye(2 * n)])
+        else:
+            close(generated.qddot_fun(x, u, **params), P.T @ pin.aba(reference, data, qp, vp, P @ tau), TOL, "qddot")
+            pin.computeABADerivatives(reference, data, qp, vp, P @ tau)
+            Minv = P.T @ full(data.Minv) @ P
+            dforce = -np.asarray(generated.fric_jac_fun(x, **params)) + np.einsum(
+                "ijk,j->ik", np.asarray(generated.input_matrix_jac_fun(x, **params)).reshape(n, m, 2 * n), u
+            )
+            lower = np.hstack([P.T @ data.ddq_dq @ P + Minv @ dforce[:, :n], P.T @ data.ddq_dv @ P + Minv @ dforce[:, n:]])
+        A = np.vstack([np.hstack([np.zeros((n, n)), np.eye(n)]), lower])
         B = np.vstack([np.zeros((n, m)), Minv @ Bu])
         A_sls, B_sls = generated.linearized_model(x, u, **params)
         close(A_sls, A, TOL_AB, "A")
