@@ -525,6 +525,11 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
     names = list(package.STATE[:n])
     features = file_features(path)
     model, note = pinocchio_model(path, floating, features["mimic"])
+    if not floating and model.nv == n - 6:
+        # sls floated the root by itself (a body without joints): Pinocchio gets the same free root
+        floating = True
+        model, note = pinocchio_model(path, floating, features["mimic"])
+        note = (note + "; " if note else "") + "root floated by sls itself"
     data = model.createData()
     params = {k: (0.0 if FRICTION_PARAM.search(k) and v is not None else v) for k, v in package.PARAMS.items()}
     zeroed = sorted(k for k in params if FRICTION_PARAM.search(k))
