@@ -820,7 +820,8 @@ def summarize(rows: list) -> dict:
     failing = {}
     for row in rows:
         if row["category"] != "accepted":
-            failing.setdefault(row["category"], []).append({"label": row["label"], "feature": row.get("feature"), "error": row.get("error")})
+            error = (row.get("error") or "").replace(row["path"] + ": ", "")
+            failing.setdefault(row["category"], []).append({"label": row["label"], "feature": row.get("feature"), "error": error})
     return {
         "files": len(rows),
         "counts": counts,
