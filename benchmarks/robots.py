@@ -969,7 +969,8 @@ def section_table(report: dict) -> str:
     for row in report["rows"]:
         check = row.get("check", {})
         if row["category"] != "accepted" or check.get("status") != "ok":
-            lines.append(f"| {row['label']} | {row.get('n', '—')} | {row['category']}: {(row.get('error') or check.get('reason') or '')[:120]} | | | | | |")
+            why = (row.get("error") or check.get("reason") or "").replace(row["path"] + ": ", "")
+            lines.append(f"| {row['label']} | {row.get('n', '—')} | {row['category']}: {why[:160]} | | | | | |")
             continue
         py = check.get("python_per_call", {})
         c = check.get("c_target", {})
