@@ -1072,7 +1072,7 @@ def write(report: dict, out: Path) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.robots", description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true", help="a handful of small files (smoke test)")
+    p.add_argument("--quick", action="store_true", help="a handful of small files, no C target (smoke test)")
     p.add_argument("--only", action="append", metavar="PATTERN", help="labels matching PATTERN (glob or substring), repeatable")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per sls generate (default 300)")
     p.add_argument("--check-timeout", type=float, default=600.0, help="seconds per comparison with Pinocchio (default 600)")
@@ -1099,6 +1099,8 @@ def main(argv=None) -> int:
         report = json.loads(args.summary.read_text())
         print(table(summarize([reclassify(row) for row in report["rows"]])))
         return 0
+    if args.quick:
+        args.c = False
     if args.update:
         return update(args)
     if args.out is None:
