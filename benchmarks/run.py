@@ -4,7 +4,10 @@ In one process: generates sls's package for each benchmark model, builds every
 installed peer, checks that all compute the same ``qddot`` and ``(A, B)`` as
 sls at a few states (a peer that disagrees is reported and not timed), then
 times per-call (median over repeats) and batch throughput, and generation time
-against n for the n-link pendulum. Prints a table and writes JSON to
+against n for the n-link pendulum. Then the robot files (``benchmarks/robots.py``): UR5, Panda
+and iiwa from their packages generated in a child process each (time, peak RSS) and timed side by
+side with Pinocchio on the same file in one process (Python and C target, interleaved rounds),
+and the G1 humanoid's generation with a floating base. Prints a table and writes JSON to
 ``benchmarks/results/``.
 """
 
@@ -28,7 +31,7 @@ import sympy
 import sls
 from sls.nlink import nlink_pendulum, relative_chain
 
-from . import ctarget, peers
+from . import ctarget, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -331,6 +334,7 @@ def main(argv=None) -> int:
     parser.add_argument("--chain-n", type=int, nargs="*", default=[4, 6, 8, 10, 15, 20], help="n values of the relative-angle chain")
     parser.add_argument("--baseline-cap", type=int, default=7, help="largest n for the baseline generation recipes")
     parser.add_argument("--baseline-seconds", type=float, default=90.0, help="stop a baseline after a run this long")
+    parser.add_argument("--no-robots", action="store_true", help="skip the robot files (UR5, Panda, iiwa against Pinocchio; G1 generation)")
     args = parser.parse_args(argv)
     args.repeat = args.repeat or (3 if args.quick else 9)
     args.batch = args.batch or (1000 if args.quick else 100_000)
@@ -349,6 +353,11 @@ def main(argv=None) -> int:
     robot = robot_scale(args, log)
     log("C target")
     compiled = ctarget.run(args, log)
+    if args.no_robots:
+        robot_files = {"skipped": "--no-robots"}
+    else:
+        log("robot files (the whole corpus: python -m benchmarks.robots)")
+        robot_files = robots.benchmark_section(args.quick, log)
     report = {
         "date": datetime.date.today().isoformat(),
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
@@ -359,6 +368,7 @@ def main(argv=None) -> int:
         "generation_growth_exponent": exponent,
         "robot_scale": robot,
         "c_target": compiled,
+        "robot_files": robot_files,
     }
     print(table(results))
     print()
@@ -369,6 +379,8 @@ def main(argv=None) -> int:
     print(robot_table(robot))
     print()
     print(ctarget.table(compiled))
+    print()
+    print(robot_files.get("skipped") and f"robot files: skipped ({robot_files['skipped']})" or robots.section_table(robot_files))
     out = args.out or RESULTS / f"{'quick-' if args.quick else ''}{report['date']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))
