@@ -26,7 +26,7 @@ from .progress import Progress
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
 NLINK_DEFAULT = 3
-from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings
+from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings, with_ranges
 
 
 def _fail(error: SlsError) -> None:
@@ -122,6 +122,28 @@ def parse_param(text: str) -> tuple[str, float]:
     return name, number
 
 
+def parse_range(text: str) -> tuple[str, list]:
+    """Parse ``NAME=LOW:HIGH`` (a ``--range`` value); the ends are numbers or constants such as ``-pi/2``."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    low, colon, high = value.partition(":")
+    if not sep or not name or not colon or not low.strip() or not high.strip():
+        raise UsageError(f"--range {text!r}: expected NAME=LOW:HIGH, e.g. --range theta=-0.5:0.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--range {text!r}: {name!r} is not a state name (expected NAME=LOW:HIGH)")
+    return name, [_range_number(part.strip(), text) for part in (low, high)]
+
+
+def _range_number(part: str, text: str) -> float | str:
+    try:
+        number = float(part)
+    except ValueError:
+        return part  # a constant expression ("pi/2"), checked with the model's ranges
+    if not math.isfinite(number):
+        raise UsageError(f"--range {text!r}: the ends must be finite numbers")
+    return number
+
+
 def load_model(
     model: str | None,
     T: str | None,
@@ -134,13 +156,18 @@ def load_model(
     links: int | None = None,
     constraints: tuple = (),
     velocity_constraints: tuple = (),
+    ranges: tuple = (),
 ):
-    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``)."""
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``).
+
+    ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
+    """
     if links is not None and model != NLINK:
         raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
     inline = inline or bool(constraints) or bool(velocity_constraints)
     param_values = dict(parse_param(p) for p in params)
+    range_values = dict(parse_range(r) for r in ranges)
     if model is not None and inline:
         raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
     if inline:
@@ -161,6 +188,7 @@ def load_model(
             source="inline flags",
             constraints=list(constraints) or None,
             velocity_constraints=list(velocity_constraints) or None,
+            ranges=range_values or None,
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
@@ -175,6 +203,8 @@ def load_model(
         from dataclasses import replace
 
         loaded = replace(loaded, params={**loaded.params, **param_values})
+    if range_values:
+        loaded = with_ranges(loaded, range_values)
     return loaded
 
 
@@ -204,13 +234,14 @@ def _load_named(model: str):
 @click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
 @click.option("--constraint", "constraints", multiple=True, metavar="EXPR", help="Holonomic constraint c(q) = 0, repeatable (inline model).")
 @click.option("--velocity-constraint", "velocity_constraints", multiple=True, metavar="EXPR", help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).")
+@click.option("--range", "ranges", multiple=True, metavar="NAME=LOW:HIGH", help="Where the model lives: the checks of M and the constraints sample state variable NAME only in [LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out, links, simplify, target, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -221,7 +252,7 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints)
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
     if quiet:

@@ -15,7 +15,7 @@ from typing import Callable
 from . import derive, functions, validate, write
 from .backends import TARGETS, backend
 from .errors import ModelError, SlsError, brief
-from .model import Model, model_from_sympy
+from .model import Model, model_from_sympy, with_ranges
 
 try:
     from sympy.printing.codeprinter import PrintMethodNotImplementedError
@@ -59,6 +59,7 @@ def generate(
     simplify: bool = False,
     method: str = "auto",
     target: str = "python",
+    ranges: dict | None = None,
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -72,6 +73,10 @@ def generate(
     forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
     generation.
 
+    ``ranges`` (state name → ``(low, high)``) declares where the model lives,
+    over the model's own ranges: the checks sample only there (see
+    :attr:`sls.model.Model.ranges`).
+
     ``on_step(label)`` is called after each stage of :data:`STAGES` and, within
     codegen, after each module (:func:`progress_steps` calls in all), for a
     progress display.
@@ -79,6 +84,8 @@ def generate(
     output directory that cannot be written safely (checked before deriving).
     """
     out_dir = Path(out_dir)
+    if ranges is not None:
+        model = with_ranges(model, ranges)
     if target not in TARGETS:
         raise ModelError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     chosen = backend(target)
@@ -147,6 +154,7 @@ def sym_lagrangian_solver(
     velocity_constraints: object = None,
     loads: object = None,
     target: str = "python",
+    ranges: dict | None = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -176,6 +184,9 @@ def sym_lagrangian_solver(
         ``"python"`` (numpy modules), ``"c"`` (C99 sources and a C-backed
         package with the same API; needs a C compiler) or ``"matlab"`` (``.m``
         files for MATLAB and GNU Octave).
+    ranges : dict, optional
+        Where the model lives: state symbol or name → ``(low, high)``; the
+        checks of the mass matrix and constraints sample only there.
 
     Returns
     -------
@@ -184,6 +195,6 @@ def sym_lagrangian_solver(
     """
     model = model_from_sympy(
         T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
-        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
+        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads, ranges=ranges,
     )
     return generate(model, out_dir, simplify=simplify, target=target).out_dir
