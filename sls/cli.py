@@ -2,7 +2,10 @@
 
 Every user mistake ends in one line on stderr (``error: ...``) and a
 non-zero exit code: 2 for usage errors, 1 for model and output errors. No
-traceback is shown for them.
+traceback is shown for them. A failure sls did not foresee (a bug in sls) is
+one line too, but says so: ``error: internal error in sls VERSION ...``
+naming the input, where to report it, exit code :data:`INTERNAL_ERROR`; the
+traceback with ``--verbose`` or ``SLS_TRACEBACK=1``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import click
 
 from . import __version__
 from .backends import TARGETS
-from .errors import SlsError, UsageError, one_line
+from .errors import SlsError, UsageError, brief, one_line
 from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
 from .urdf import load_urdf
@@ -27,6 +30,30 @@ from .progress import Progress
 NLINK = "nlink"
 NLINK_DEFAULT = 3
 from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings, with_ranges
+
+
+#: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
+INTERNAL_ERROR = 70
+#: Where internal errors are to be reported.
+REPORT_TO = "the sls issue tracker"
+
+
+def _internal(ctx: click.Context, error: BaseException) -> None:
+    """A bug in sls as one line naming the input and the version (the traceback first with --verbose)."""
+    if ctx.meta.get("sls.verbose"):
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    where = ctx.meta.get("sls.input")
+    running = f"sls {ctx.invoked_subcommand}" + (f" on {where}" if where else "")
+    detail = brief(one_line(f"{type(error).__name__}: {error}".rstrip(": ")), 300)
+    click.echo(
+        f"error: internal error in sls {__version__} running {running} (a bug in sls, not a mistake in your input): "
+        f"{detail}; please report it to {REPORT_TO} with {where or 'the command line'} and this line"
+        + ("" if ctx.meta.get("sls.verbose") else " (--verbose or SLS_TRACEBACK=1 shows the traceback)"),
+        err=True,
+    )
+    sys.exit(INTERNAL_ERROR)
 
 
 def _fail(error: SlsError) -> None:
@@ -74,11 +101,10 @@ class _Group(click.Group):
             sys.exit(1)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
-        except Exception as error:  # a failure sls did not foresee: still one line, the traceback on request
+        except Exception as error:  # a failure sls did not foresee: a bug in sls, one line, the traceback on request
             if os.environ.get("SLS_TRACEBACK"):
                 raise
-            click.echo(f"error: {type(error).__name__}: {one_line(str(error))} (set SLS_TRACEBACK=1 to see where)", err=True)
-            sys.exit(1)
+            _internal(ctx, error)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -252,6 +278,9 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
+    meta = click.get_current_context().meta
+    meta["sls.input"] = model if model is not None else ("the inline model" if any(v is not None for v in (T, V, x)) else DEFAULT_EXAMPLE)
+    meta["sls.verbose"] = verbose
     loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
