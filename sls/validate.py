@@ -108,15 +108,20 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     k = model.k if model.constrained else 0
     entries = [e for row in dynamics.mass_matrix for e in row] + [e for row in dynamics.constraint_jac for e in row]
     evaluate = _sampler(dynamics, entries)
+    failed, usable = None, 0
     for _ in range(samples):
         state = rng.uniform(low, high)
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
-            flat = np.array(evaluate(state.tolist(), values), dtype=float)
-        except (ZeroDivisionError, ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                flat = np.array(evaluate(state.tolist(), values), dtype=float)
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            failed = failed or (state, type(exc).__name__)
             continue  # a sample on a coordinate singularity says nothing; others will
         if not np.all(np.isfinite(flat)):
+            failed = failed or (state, "not finite")
             continue
+        usable += 1
         M, A = flat[: n * n].reshape(n, n), flat[n * n :].reshape(k, n)
         where = _where(model, state)
         if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
@@ -138,6 +143,13 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
             f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where}{constrained} "
             f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}); "
             f"check {culprit} and the parameter values{_range_hint(model, _involved(evaluate, state, values, n))}"
+        )
+    if not usable and failed:
+        state, why = failed
+        raise ModelError(
+            f"the mass matrix M (or the constraint Jacobian) has no finite value at any of the {samples} sampled states "
+            f"(e.g. at {_where(model, state)}: {why}) with the default parameters; check the parameter values "
+            f"(a mass or length too large for floating point?) and the model's domain{_range_hint(model)}"
         )
 
 

@@ -158,3 +158,13 @@ def test_constraint_checks_sample_the_declared_range(tmp_path):
     with pytest.raises(sls.ModelError, match=r"velocity_constraints\[1\] adds nothing .* e.g. th=0, y=.*th in \[0, 0\].*--range "):
         sls.generate(sls.model_from_strings(**base, velocity_constraints=velocity, ranges={"th": [0, 0]}), tmp_path / "no")
     assert not (tmp_path / "no").exists()
+
+
+def test_a_mass_matrix_with_no_finite_sample_is_refused(tmp_path):
+    """A model that cannot be evaluated anywhere the checks look is not silently passed."""
+    root_mass = dict(state=["q", "dq"], T="1/2*sqrt(q - 4)*dq^2", V="0", fric="0")  # real for q >= 4 only
+    message = _refusal(sls.model_from_strings(**root_mass))
+    assert "has no finite value at any of the 8 sampled states (e.g. at q=" in message and "--range q=LOW:HIGH" in message
+    sls.generate(sls.model_from_strings(**root_mass, ranges={"q": [5, 9]}), tmp_path / "pkg")
+    huge = dict(state=["q", "dq"], T="5*m*(2 + cos(q))*dq^2", V="0", fric="0", params={"m": 1e308})  # M overflows
+    assert "no finite value at any of the 8 sampled states (e.g. at q=" in _refusal(sls.model_from_strings(**huge))
