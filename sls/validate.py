@@ -114,7 +114,7 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
             with np.errstate(all="ignore"):
-                flat = np.array(evaluate(state.tolist(), values), dtype=float)
+                flat = _real(evaluate(state.tolist(), values))
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
             failed = failed or (state, type(exc).__name__)
             continue  # a sample on a coordinate singularity says nothing; others will
@@ -173,7 +173,7 @@ def _where(model: object, state: np.ndarray) -> str:
 def _involved(evaluate, state: np.ndarray, values: list, n: int) -> list[int]:
     """The coordinates the first n*n sampled entries (M) change with near ``state``: a step of 0.1 in each."""
     try:
-        here = np.array(evaluate(state.tolist(), values), dtype=float)[: n * n]
+        here = _real(evaluate(state.tolist(), values))[: n * n]
     except (ZeroDivisionError, ValueError, OverflowError):
         return []
     found = []
@@ -181,7 +181,7 @@ def _involved(evaluate, state: np.ndarray, values: list, n: int) -> list[int]:
         moved = state.copy()
         moved[i] += 0.1
         try:
-            there = np.array(evaluate(moved.tolist(), values), dtype=float)[: n * n]
+            there = _real(evaluate(moved.tolist(), values))[: n * n]
         except (ZeroDivisionError, ValueError, OverflowError):
             found.append(i)
             continue
@@ -205,6 +205,14 @@ def _range_hint(model: object, involved: list | None = None) -> str:
         f"[ranges] {name} = [LOW, HIGH] in the model file, --range {name}=LOW:HIGH on the command line, "
         f"or ranges={{'{name}': (LOW, HIGH)}} in the Python API"
     )
+
+
+def _real(values: list) -> np.ndarray:
+    """Sampled values as a float array; a complex value (a negative base to a fractional power) is a domain error (``ValueError``)."""
+    array = np.asarray(values)
+    if np.iscomplexobj(array):
+        raise ValueError("complex value")
+    return array.astype(float)
 
 
 def _sampler(dynamics: Dynamics, entries: list):
@@ -233,7 +241,7 @@ def check_constraints(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         state = rng.uniform(low, high)
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
-            A = np.reshape(np.array(evaluate(state.tolist(), values), dtype=float), (k, n))
+            A = np.reshape(_real(evaluate(state.tolist(), values)), (k, n))
         except (ZeroDivisionError, ValueError, OverflowError):
             continue
         if not np.all(np.isfinite(A)):

@@ -168,3 +168,15 @@ def test_a_mass_matrix_with_no_finite_sample_is_refused(tmp_path):
     sls.generate(sls.model_from_strings(**root_mass, ranges={"q": [5, 9]}), tmp_path / "pkg")
     huge = dict(state=["q", "dq"], T="5*m*(2 + cos(q))*dq^2", V="0", fric="0", params={"m": 1e308})  # M overflows
     assert "no finite value at any of the 8 sampled states (e.g. at q=" in _refusal(sls.model_from_strings(**huge))
+
+
+def test_a_negative_base_to_a_parameter_power_is_a_domain_error_of_the_sample(tmp_path):
+    """Found by tests/test_fuzz.py: sin(q)**k with a required parameter k is complex where sin(q) < 0 (sampled
+    k in [0.5, 1.5]); the sample says nothing, like a division by zero, instead of an internal error."""
+    model = sls.model_from_strings(state=["q", "p", "dq", "dp"], T="1/2*dq^2 + 1/2*(2 + sin(q)^k)*dp^2", V="0", fric="0")
+    pkg = build(model, tmp_path / "pkg")
+    np.testing.assert_allclose(pkg.M_fun([0.5, 0, 0, 0], k=1.0), [[1, 0], [0, 2 + np.sin(0.5)]])
+    runner = CliRunner()
+    result = runner.invoke(main, ["generate", "--T", "1/2*(2 + sin(q)^k)*dq^2", "--V", "0", "--fric", "0", "--x", "q dq",
+                                  "--range", "q=-3:-0.2", "--out", str(tmp_path / "never"), "-q"])
+    assert result.exit_code == 1 and "no finite value at any of the 8 sampled states" in result.stderr
