@@ -20,7 +20,7 @@ import click
 
 from . import __version__
 from .backends import TARGETS
-from .errors import SlsError, UsageError, brief, one_line
+from .errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from .generate import generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
 from .urdf import load_urdf
@@ -284,11 +284,16 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
     loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
-    if quiet:
-        report = generate(loaded, out, simplify=simplify, target=target)
-    else:
-        with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
-            report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
+    try:
+        if quiet:
+            report = generate(loaded, out, simplify=simplify, target=target)
+        else:
+            with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
+                report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
+    except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
+        if model is not None and Path(model).suffix in (".toml", ".py", ".urdf") and not str(error).startswith(model):
+            raise type(error)(f"{model}: {error}") from None
+        raise
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)

@@ -139,9 +139,11 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
             "so M + A'A is singular too)" if singular and k else ""
         )
         culprit = "the links' masses and inertias" if model.tree is not None else "T (every velocity must carry kinetic energy)"
+        energy = "no" if singular else "negative"
         raise ModelError(
             f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where}{constrained} "
-            f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}); "
+            f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}; "
+            f"a velocity of {_moving(model, _weakest(M, A if singular and k else None))} carries {energy} kinetic energy); "
             f"check {culprit} and the parameter values{_range_hint(model, _involved(evaluate, state, values, n))}"
         )
     if not usable and failed:
@@ -151,6 +153,23 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
             f"(e.g. at {_where(model, state)}: {why}) with the default parameters; check the parameter values "
             f"(a mass or length too large for floating point?) and the model's domain{_range_hint(model)}"
         )
+
+
+def _weakest(M: np.ndarray, A: np.ndarray | None) -> np.ndarray:
+    """The unit velocity with the least kinetic energy: M's eigenvector of the smallest eigenvalue
+    (on the null space of ``A`` when given)."""
+    if A is None or A.size == 0:
+        return np.linalg.eigh(M)[1][:, 0]
+    _, singular, vt = np.linalg.svd(A)
+    basis = vt[int(np.sum(singular > 1e-9 * max(singular[0], 1e-300))) :].T
+    return basis @ np.linalg.eigh(basis.T @ M @ basis)[1][:, 0]
+
+
+def _moving(model: object, velocity: np.ndarray) -> str:
+    """The coordinates ``velocity`` mostly moves (components at least 0.3 of the largest), named."""
+    size = np.abs(velocity)
+    names = [s.name for s, v in zip(model.q, size) if v >= 0.3 * size.max()]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _restricted_floor(M: np.ndarray, A: np.ndarray) -> float:
@@ -194,8 +213,11 @@ def _range_hint(model: object, involved: list | None = None) -> str:
     """How to declare where the model lives, after saying where the checks sampled.
 
     ``involved``: indices of the coordinates the failing term depends on; the hint names the first
-    of them (else the first coordinate without a declared range).
+    of them (``None``: unknown, the first coordinate without a declared range). An empty list (the
+    term depends on no coordinate) gives no hint: no range would change the verdict.
     """
+    if involved is not None and not involved:
+        return ""
     low, high = model.sample_box()
     box = ", ".join(f"{s.name} in [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(model.q, low, high))
     undeclared = [s.name for s in model.q if s.name not in model.ranges]

@@ -6,6 +6,8 @@ The reference facts are by hand: M = 1 - (th/a)^2 is positive definite only for
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -180,3 +182,25 @@ def test_a_negative_base_to_a_parameter_power_is_a_domain_error_of_the_sample(tm
     result = runner.invoke(main, ["generate", "--T", "1/2*(2 + sin(q)^k)*dq^2", "--V", "0", "--fric", "0", "--x", "q dq",
                                   "--range", "q=-3:-0.2", "--out", str(tmp_path / "never"), "-q"])
     assert result.exit_code == 1 and "no finite value at any of the 8 sampled states" in result.stderr
+
+
+def test_a_singular_mass_matrix_names_the_motion_without_kinetic_energy():
+    """M = [[1, 1], [1, 1]] (T = 1/2 (dq1 + dq2)^2): the velocity (1, -1) moves q1 and q2 with no kinetic energy;
+    M is constant, so no range can help and none is suggested."""
+    message = _refusal(sls.model_from_strings(state=["q1", "q2", "dq1", "dq2"], T="1/2*(dq1 + dq2)^2", V="0", fric="0"))
+    assert "is singular, not positive definite" in message
+    assert "a velocity of q1 and q2 carries no kinetic energy" in message
+    assert "ranges" not in message
+
+
+def test_a_massless_urdf_joint_is_named_with_the_file(tmp_path):
+    """The lower link keeps inertia about x and z but none about the elbow's axis y, and no mass."""
+    text = (Path(__file__).parent / "data" / "planar2.urdf").read_text()
+    text = text.replace('<mass value="0.7"/>', '<mass value="0"/>')
+    text = text.replace('ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0005"', 'ixx="0.01" ixy="0" ixz="0" iyy="0" iyz="0" izz="0.01"')
+    (tmp_path / "massless.urdf").write_text(text)
+    result = CliRunner().invoke(main, ["generate", str(tmp_path / "massless.urdf"), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {tmp_path / 'massless.urdf'}: the mass matrix M = d2T/ddq2 is singular")
+    assert "a velocity of elbow carries no kinetic energy); check the links' masses and inertias" in result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "out").exists()
