@@ -224,8 +224,8 @@ def _range_hint(model: object, involved: list | None = None) -> str:
     name = model.q[involved[0]].name if involved else (undeclared or [model.q[0].name])[0]
     return (
         f" (states sampled with {box}); if the model is only meant for part of that range, declare where it lives: "
-        f"[ranges] {name} = [LOW, HIGH] in the model file, --range {name}=LOW:HIGH on the command line, "
-        f"or ranges={{'{name}': (LOW, HIGH)}} in the Python API"
+        + ("" if model.tree is not None else f"[ranges] {name} = [LOW, HIGH] in the model file, ")  # a robot file has no [ranges]
+        + f"--range {name}=LOW:HIGH on the command line, or ranges={{'{name}': (LOW, HIGH)}} in the Python API"
     )
 
 

@@ -204,3 +204,25 @@ def test_a_massless_urdf_joint_is_named_with_the_file(tmp_path):
     assert result.stderr.startswith(f"error: {tmp_path / 'massless.urdf'}: the mass matrix M = d2T/ddq2 is singular")
     assert "a velocity of elbow carries no kinetic energy); check the links' masses and inertias" in result.stderr
     assert result.stderr.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+def test_ranges_in_a_python_model_file(tmp_path):
+    (tmp_path / "tilt.py").write_text(
+        "import sympy as sp\n"
+        "th, dth = sp.symbols('th dth')\n"
+        "T = sp.cos(th) * dth**2 / 2\nV = 0\nfric = 0\nx = [th, dth]\n"
+        "ranges = {th: (-1, 1)}\n"
+    )
+    model = sls.load_python(tmp_path / "tilt.py")
+    assert model.ranges == {"th": (-1.0, 1.0)}
+    sls.generate(model, tmp_path / "pkg")
+
+
+def test_a_robot_file_is_told_to_use_the_flag_or_the_api(tmp_path):
+    """A URDF model has no [ranges] table: the hint names --range and the API only."""
+    text = (Path(__file__).parent / "data" / "planar2.urdf").read_text()
+    from sls.validate import _range_hint
+
+    model = sls.load_urdf("planar2.urdf", text=text)
+    hint = _range_hint(model, [1])
+    assert "--range elbow=LOW:HIGH on the command line, or ranges={'elbow': (LOW, HIGH)}" in hint and "[ranges]" not in hint
