@@ -707,3 +707,14 @@ def test_inputs_may_act_through_loads_alone(tmp_path):
     no_loads = without_forces.split("[[loads]]")[0]
     with pytest.raises(sls.ModelError, match="inputs need forces or loads to act through"):
         sls.load_toml("tip.toml", text=no_loads)
+
+
+def test_lqr_on_the_quaternion_body_with_singular_mass_matrix(tmp_path):
+    """The attitude at rest: 8 states, 1 holonomic + its velocity row leave 6 reduced states, all stabilized."""
+    pkg = build(quaternion_body(), tmp_path / "pkg")
+    x_eq = [1.0, 0, 0, 0, 0, 0, 0, 0]
+    u_eq, residual = control.equilibrium_input(pkg, x_eq)
+    np.testing.assert_allclose(u_eq, 0.0, atol=1e-12)
+    design = control.lqr(pkg, x_eq, u_eq, Q=1, R=1)
+    assert design.K.shape == (3, 8) and len(design.poles) == 6
+    assert np.all(design.poles.real < 0)
