@@ -949,10 +949,12 @@ def _range_end(value: object, what: str) -> object:
     return parsed
 
 
-def _ranges_by_name(ranges: object, timed: dict, names: dict) -> object:
+def _ranges_by_name(ranges: object, timed: dict, names: dict) -> dict | None:
     """``ranges`` keyed by state names: symbols and functions of time (``q(t)``, ``q(t).diff(t)``) become their names."""
+    if ranges is None:
+        return None
     if not isinstance(ranges, dict):
-        return ranges  # None, or refused by check_ranges
+        check_ranges(ranges, ())  # raises, naming the type
     keyed = {}
     for key, value in ranges.items():
         key = timed.get(key, key) if isinstance(key, sympy.Basic) else key

@@ -29,6 +29,7 @@ import sympy
 
 from .derive import Dynamics
 from .errors import ModelError, brief
+from .model import Model
 
 #: How many states the mass-matrix check samples.
 SAMPLES = 8
@@ -165,7 +166,7 @@ def _weakest(M: np.ndarray, A: np.ndarray | None) -> np.ndarray:
     return basis @ np.linalg.eigh(basis.T @ M @ basis)[1][:, 0]
 
 
-def _moving(model: object, velocity: np.ndarray) -> str:
+def _moving(model: Model, velocity: np.ndarray) -> str:
     """The coordinates ``velocity`` mostly moves (components at least 0.3 of the largest), named."""
     size = np.abs(velocity)
     names = [s.name for s, v in zip(model.q, size) if v >= 0.3 * size.max()]
@@ -184,7 +185,7 @@ def _restricted_floor(M: np.ndarray, A: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(basis.T @ M @ basis)[0])
 
 
-def _where(model: object, state: np.ndarray) -> str:
+def _where(model: Model, state: np.ndarray) -> str:
     """The sampled coordinates as ``name=value`` (the rates are left out: the checks that name them depend on q only)."""
     return ", ".join(f"{s.name}={v:.4g}" for s, v in zip(model.q, state))
 
@@ -209,7 +210,7 @@ def _involved(evaluate, state: np.ndarray, values: list, n: int) -> list[int]:
     return found
 
 
-def _range_hint(model: object, involved: list | None = None) -> str:
+def _range_hint(model: Model, involved: list | None = None) -> str:
     """How to declare where the model lives, after saying where the checks sampled.
 
     ``involved``: indices of the coordinates the failing term depends on; the hint names the first
