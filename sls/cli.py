@@ -2,7 +2,10 @@
 
 Every user mistake ends in one line on stderr (``error: ...``) and a
 non-zero exit code: 2 for usage errors, 1 for model and output errors. No
-traceback is shown for them.
+traceback is shown for them. A failure sls did not foresee (a bug in sls) is
+one line too, but says so: ``error: internal error in sls VERSION ...``
+naming the input, where to report it, exit code :data:`INTERNAL_ERROR`; the
+traceback with ``--verbose`` or ``SLS_TRACEBACK=1``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import click
 
 from . import __version__
 from .backends import TARGETS
-from .errors import SlsError, UsageError, one_line
+from .errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from .generate import choose, generate, progress_steps
 from .nlink import MAX_LINKS, nlink_pendulum
 from .urdf import load_urdf
@@ -26,7 +29,31 @@ from .progress import Progress
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
 NLINK_DEFAULT = 3
-from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings
+from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings, with_ranges
+
+
+#: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
+INTERNAL_ERROR = 70
+#: Where internal errors are to be reported.
+REPORT_TO = "the sls issue tracker"
+
+
+def _internal(ctx: click.Context, error: BaseException) -> None:
+    """A bug in sls as one line naming the input and the version (the traceback first with --verbose)."""
+    if ctx.meta.get("sls.verbose"):
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    where = ctx.meta.get("sls.input")
+    running = f"sls {ctx.invoked_subcommand}" + (f" on {where}" if where else "")
+    detail = brief(one_line(f"{type(error).__name__}: {error}".rstrip(": ")), 300)
+    click.echo(
+        f"error: internal error in sls {__version__} running {running} (a bug in sls, not a mistake in your input): "
+        f"{detail}; please report it to {REPORT_TO} with {where or 'the command line'} and this line"
+        + ("" if ctx.meta.get("sls.verbose") else " (--verbose or SLS_TRACEBACK=1 shows the traceback)"),
+        err=True,
+    )
+    sys.exit(INTERNAL_ERROR)
 
 
 def _fail(error: SlsError) -> None:
@@ -74,11 +101,10 @@ class _Group(click.Group):
             sys.exit(1)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
-        except Exception as error:  # a failure sls did not foresee: still one line, the traceback on request
+        except Exception as error:  # a failure sls did not foresee: a bug in sls, one line, the traceback on request
             if os.environ.get("SLS_TRACEBACK"):
                 raise
-            click.echo(f"error: {type(error).__name__}: {one_line(str(error))} (set SLS_TRACEBACK=1 to see where)", err=True)
-            sys.exit(1)
+            _internal(ctx, error)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -122,6 +148,28 @@ def parse_param(text: str) -> tuple[str, float]:
     return name, number
 
 
+def parse_range(text: str) -> tuple[str, list]:
+    """Parse ``NAME=LOW:HIGH`` (a ``--range`` value); the ends are numbers or constants such as ``-pi/2``."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    low, colon, high = value.partition(":")
+    if not sep or not name or not colon or not low.strip() or not high.strip():
+        raise UsageError(f"--range {text!r}: expected NAME=LOW:HIGH, e.g. --range theta=-0.5:0.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--range {text!r}: {name!r} is not a state name (expected NAME=LOW:HIGH)")
+    return name, [_range_number(part.strip(), text) for part in (low, high)]
+
+
+def _range_number(part: str, text: str) -> float | str:
+    try:
+        number = float(part)
+    except ValueError:
+        return part  # a constant expression ("pi/2"), checked with the model's ranges
+    if not math.isfinite(number):
+        raise UsageError(f"--range {text!r}: the ends must be finite numbers")
+    return number
+
+
 def load_model(
     model: str | None,
     T: str | None,
@@ -134,13 +182,18 @@ def load_model(
     links: int | None = None,
     constraints: tuple = (),
     velocity_constraints: tuple = (),
+    ranges: tuple = (),
 ):
-    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``)."""
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``).
+
+    ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
+    """
     if links is not None and model != NLINK:
         raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
     inline = inline or bool(constraints) or bool(velocity_constraints)
     param_values = dict(parse_param(p) for p in params)
+    range_values = dict(parse_range(r) for r in ranges)
     if model is not None and inline:
         raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
     if inline:
@@ -161,6 +214,7 @@ def load_model(
             source="inline flags",
             constraints=list(constraints) or None,
             velocity_constraints=list(velocity_constraints) or None,
+            ranges=range_values or None,
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
@@ -175,6 +229,8 @@ def load_model(
         from dataclasses import replace
 
         loaded = replace(loaded, params={**loaded.params, **param_values})
+    if range_values:
+        loaded = with_ranges(loaded, range_values)
     return loaded
 
 
@@ -204,6 +260,7 @@ def _load_named(model: str):
 @click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
 @click.option("--constraint", "constraints", multiple=True, metavar="EXPR", help="Holonomic constraint c(q) = 0, repeatable (inline model).")
 @click.option("--velocity-constraint", "velocity_constraints", multiple=True, metavar="EXPR", help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).")
+@click.option("--range", "ranges", multiple=True, metavar="NAME=LOW:HIGH", help="Where the model lives: the checks of M and the constraints sample state variable NAME only in [LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
@@ -211,7 +268,7 @@ def _load_named(model: str):
 @click.option("--functions", "chosen", metavar="NAMES", help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; default: all.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, chosen, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out, links, simplify, target, chosen, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -222,15 +279,23 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints)
+    meta = click.get_current_context().meta
+    meta["sls.input"] = model if model is not None else ("the inline model" if any(v is not None for v in (T, V, x)) else DEFAULT_EXAMPLE)
+    meta["sls.verbose"] = verbose
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges)
     loaded = choose(loaded, chosen, "--functions", UsageError)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
-    if quiet:
-        report = generate(loaded, out, simplify=simplify, target=target)
-    else:
-        with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
-            report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
+    try:
+        if quiet:
+            report = generate(loaded, out, simplify=simplify, target=target)
+        else:
+            with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
+                report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
+    except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
+        if model is not None and Path(model).suffix in (".toml", ".py", ".urdf") and not str(error).startswith(model):
+            raise type(error)(f"{model}: {error}") from None
+        raise
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)

@@ -184,6 +184,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
 
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --R 1 --save gain.json
     """
+    click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from .control import equilibrium_input, load_package, lqr
 
     if save:
@@ -246,6 +247,7 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --save gain.json
       sls simulate cart_pole --x0 "0 10*pi/180 0 0" --t-end 8 --lqr-from gain.json --plot cart_pole.png
     """
+    click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from .control import load_package, settling_time, simulate
 
     if plot:

@@ -16,7 +16,7 @@ from . import derive, validate, write
 from . import functions as registry
 from .backends import Backend, backend
 from .errors import ModelError, SlsError, brief
-from .model import Model, model_from_sympy
+from .model import Model, model_from_sympy, with_ranges
 
 try:
     from sympy.printing.codeprinter import PrintMethodNotImplementedError
@@ -72,6 +72,7 @@ def generate(
     method: str = "auto",
     target: str = "python",
     functions: Sequence[str] | str | None = None,
+    ranges: dict | None = None,
 ) -> Report:
     """Generate the package for ``model`` into ``out_dir``.
 
@@ -90,6 +91,10 @@ def generate(
     forces (see :func:`sls.derive.derive`): shorter, more readable code, slower
     generation.
 
+    ``ranges`` (state name → ``(low, high)``) declares where the model lives,
+    over the model's own ranges: the checks sample only there (see
+    :attr:`sls.model.Model.ranges`).
+
     ``on_step(label)`` is called after each stage of :data:`STAGES` and, within
     codegen, after each module (:func:`progress_steps` calls in all), for a
     progress display.
@@ -98,6 +103,8 @@ def generate(
     """
     out_dir = Path(out_dir)
     model = choose(model, functions)
+    if ranges is not None:
+        model = with_ranges(model, ranges)
     chosen = backend(target)
     chosen.check_environment()
     chosen.check_model(model)
@@ -165,6 +172,7 @@ def sym_lagrangian_solver(
     loads: object = None,
     target: str = "python",
     functions: Sequence[str] | str | None = None,
+    ranges: dict | None = None,
 ) -> Path:
     """Derive the equations of motion and write the generated package (the SLS entry point).
 
@@ -196,6 +204,9 @@ def sym_lagrangian_solver(
         files for MATLAB and GNU Octave).
     functions : list of str, optional
         The generated functions wanted (with what they call); default: all.
+    ranges : dict, optional
+        Where the model lives: state symbol or name → ``(low, high)``; the
+        checks of the mass matrix and constraints sample only there.
 
     Returns
     -------
@@ -204,6 +215,6 @@ def sym_lagrangian_solver(
     """
     model = model_from_sympy(
         T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
-        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
+        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads, ranges=ranges,
     )
     return generate(model, out_dir, simplify=simplify, target=target, functions=functions).out_dir

@@ -103,6 +103,12 @@ class Model:
     functions : tuple of str or None
         The generated functions chosen (their dependencies are added, see
         :func:`sls.functions.for_model`); ``None``: every one.
+    ranges : dict str → (float, float)
+        Where the model lives: declared ``(low, high)`` intervals of state
+        variables (coordinates or rates), in state order. The checks of
+        :mod:`sls.validate` sample only there; undeclared coordinates are
+        sampled in [−π, π], undeclared rates in [−1, 1] (:meth:`sample_box`).
+        They do not change the generated code.
     """
 
     name: str
@@ -125,6 +131,19 @@ class Model:
     renamed: tuple = ()
     tree: object | None = None
     functions: tuple | None = None
+    ranges: dict = field(default_factory=dict)
+
+    def sample_box(self) -> tuple[list, list]:
+        """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.
+
+        Declared :attr:`ranges` first; else [−π, π] for a coordinate and [−1, 1] for a rate.
+        """
+        low = [-math.pi] * self.n + [-1.0] * self.n
+        high = [math.pi] * self.n + [1.0] * self.n
+        for i, s in enumerate(self.state):
+            if s.name in self.ranges:
+                low[i], high[i] = self.ranges[s.name]
+        return low, high
 
     def warnings(self) -> list[str]:
         """Likely mistakes worth a warning: parameters given a value but unused, and
@@ -201,16 +220,21 @@ def check_name(name: object, what: str, *, parameter: bool = False) -> str:
     return name
 
 
-def check_value(name: str, value: object) -> float:
-    """Return a parameter value as a finite float, or raise :class:`ModelError`."""
+def check_value(name: str, value: object, what: str | None = None) -> float:
+    """Return a parameter value as a finite float, or raise :class:`ModelError`.
+
+    ``what`` names the value in the message (default: ``parameter 'NAME'``).
+    """
+    label = what or f"parameter '{name}'"
+    problem = f"{label}: value must be a finite number, got {brief(repr(value), 60)}"
     if isinstance(value, (bool, str, bytes)) or (isinstance(value, sympy.Basic) and not value.is_number):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}")
+        raise ModelError(problem)
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError, AttributeError):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}") from None
+        raise ModelError(problem) from None
     if not math.isfinite(number):
-        raise ModelError(f"parameter '{name}': value must be a finite number, got {brief(repr(value), 60)}")
+        raise ModelError(problem)
     return number
 
 
@@ -235,15 +259,20 @@ def build_model(
     stabilization: float = 0.0,
     renamed: tuple = (),
     tree: object | None = None,
+    ranges: dict | None = None,
 ) -> Model:
     """Check the structure of a model and return it as a :class:`Model`.
 
     ``state`` is a list of 2n names (``str``); ``T``, ``V`` and the entries
     of ``fric`` and ``forces`` are sympy expressions over real symbols;
-    ``params`` maps names to default values. ``inputs``/``forces`` are given
-    together or not at all. ``constraints`` (expressions in q),
+    ``params`` maps names to default values. ``inputs`` come with ``forces``,
+    with ``loads`` whose forces or torques use them, or both (``forces``
+    alone is refused). ``constraints`` (expressions in q),
     ``velocity_constraints`` (linear in q̇) and ``loads`` (dicts, see
-    :func:`load_forces`) are optional. Raises :class:`ModelError` naming the problem.
+    :func:`load_forces`) are optional. ``ranges`` maps state names to
+    ``(low, high)``: where the model lives, the only states the checks of
+    :mod:`sls.validate` sample (see :func:`check_ranges`). Raises
+    :class:`ModelError` naming the problem.
     """
     name = safe_label(name, "model")
     source = safe_label(source, "Python API")
@@ -263,8 +292,13 @@ def build_model(
         actuated = True
         force_exprs = input_symbols
     else:
-        if inputs is None or forces is None:
-            raise ModelError("inputs and forces must be given together (inputs: m names; forces: n generalized forces)")
+        if inputs is None:
+            raise ModelError("forces need inputs: declare the m input names the n generalized forces are linear in")
+        if forces is None and not loads:
+            raise ModelError(
+                "inputs need forces or loads to act through: give forces (n generalized forces linear in the inputs) "
+                "or [[loads]] whose force/torque uses them"
+            )
         input_names = [check_name(iname, "input") for iname in _as_list(inputs, "inputs")]
         if not input_names:
             raise ModelError("inputs: at least one input is needed when an input map is declared")
@@ -274,7 +308,7 @@ def build_model(
             if iname in state_names or iname in params:
                 raise ModelError(f"input '{iname}' has the same name as a state variable or parameter")
         input_symbols = tuple(symbol(iname) for iname in input_names)
-        force_exprs = _vector(forces, n, "forces", "generalized force")
+        force_exprs = _vector(0 if forces is None else forces, n, "forces", "generalized force")
         actuated = False
     if actuated:
         for iname in (s.name for s in input_symbols):
@@ -298,6 +332,7 @@ def build_model(
     if any(f != 0 for f in input_free):  # the input-free generalized forces move to the left-hand side
         fric = tuple(f - g if g != 0 else f for f, g in zip(fric, input_free))
     holonomic, rolling = _check_constraints(constraints, velocity_constraints, q, dq, input_symbols)
+    declared_ranges = check_ranges(ranges, q + dq)
     stabilization = check_value("constraint_stabilization", stabilization)
     if stabilization < 0:
         raise ModelError(f"constraint_stabilization: the Baumgarte rate must be >= 0 (0: off), got {stabilization:g}")
@@ -332,7 +367,37 @@ def build_model(
         friction=user_fric,
         renamed=tuple(renamed),
         tree=tree,
+        ranges=declared_ranges,
     )
+
+
+def check_ranges(ranges: object, state: tuple) -> dict:
+    """Declared ranges as ``{name: (low, high)}`` in state order, checked.
+
+    ``ranges`` maps state names (or symbols) to two finite numbers
+    ``[low, high]`` with ``low <= high`` (equal: the checks hold that variable
+    at one value); an end may be a constant expression string (``"pi/2"``).
+    Raises :class:`ModelError` naming the entry.
+    """
+    if ranges is None:
+        return {}
+    if not isinstance(ranges, dict):
+        raise ModelTypeError(f"ranges: expected a table of NAME = [LOW, HIGH], got {type(ranges).__name__}")
+    names = [s.name for s in state]
+    found = {}
+    for key, value in ranges.items():
+        name = key.name if isinstance(key, sympy.Symbol) else key
+        if not isinstance(name, str) or name not in names:
+            raise ModelError(
+                f"ranges: {brief(repr(name), 60)} is not a state variable (ranges are given for: {', '.join(names)})"
+            )
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise ModelError(f"ranges.{name}: expected [LOW, HIGH], two numbers, got {brief(repr(value), 60)}")
+        low, high = (check_value(name, _range_end(v, f"ranges.{name}"), f"ranges.{name}") for v in value)
+        if low > high:
+            raise ModelError(f"ranges.{name}: the low end {low:g} is above the high end {high:g}")
+        found[name] = (low, high)
+    return {name: found[name] for name in names if name in found}
 
 
 def _order_hint(T: sympy.Expr, V: sympy.Expr, q: tuple, dq: tuple) -> str:
@@ -685,12 +750,14 @@ def model_from_strings(
     velocity_constraints: list | None = None,
     loads: list | None = None,
     stabilization: float = 0.0,
+    ranges: dict | None = None,
 ) -> Model:
     """Build a model from expression strings (TOML files and CLI flags).
 
     ``fric`` is a list of n strings, or the single string ``"0"`` for none.
     ``constraints``/``velocity_constraints`` are lists of strings, ``loads``
-    a list of tables of strings (see :func:`load_forces`). Strings are parsed
+    a list of tables of strings (see :func:`load_forces`), ``ranges`` a dict
+    of state name → ``[low, high]`` (see :func:`check_ranges`). Strings are parsed
     by :func:`sls.expressions.parse_expression` (never evaluated as code).
     """
     if isinstance(fric, str):
@@ -716,6 +783,7 @@ def model_from_strings(
         velocity_constraints=_parse_list(velocity_constraints, "velocity_constraints"),
         loads=None if loads is None else _map_loads(loads, lambda value, what: parse_expression(_text(value, what), what)),
         stabilization=stabilization,
+        ranges=ranges,
     )
 
 
@@ -763,6 +831,7 @@ def model_from_sympy(
     velocity_constraints: object = None,
     loads: object = None,
     stabilization: float = 0.0,
+    ranges: dict | None = None,
 ) -> Model:
     """Build a model from sympy objects (Python model files and the API).
 
@@ -858,7 +927,43 @@ def model_from_sympy(
         loads=None if loads is None else _map_loads(loads, canonical),
         stabilization=stabilization,
         renamed=tuple(renamed.items()),
+        ranges=_ranges_by_name(ranges, timed, names),
     )
+
+
+def with_ranges(model: Model, ranges: dict) -> Model:
+    """``model`` with ``ranges`` declared in addition to (and over) its own, checked by :func:`check_ranges`."""
+    try:
+        declared = check_ranges(ranges, model.state)
+    except SlsError as exc:
+        if model.file and not str(exc).startswith(model.file):
+            raise type(exc)(f"{model.file}: {exc}") from None
+        raise
+    merged = {**model.ranges, **declared}
+    return replace(model, ranges={s.name: merged[s.name] for s in model.state if s.name in merged})
+
+
+def _range_end(value: object, what: str) -> object:
+    """One end of a range: numbers as they are, a string parsed as a constant expression (``"-pi/2"``)."""
+    if not isinstance(value, str):
+        return value
+    parsed = parse_expression(value, what)
+    if parsed.free_symbols:
+        raise ModelError(f"{what}: {value!r} is not a number (only constants such as pi may appear)")
+    return parsed
+
+
+def _ranges_by_name(ranges: object, timed: dict, names: dict) -> dict | None:
+    """``ranges`` keyed by state names: symbols and functions of time (``q(t)``, ``q(t).diff(t)``) become their names."""
+    if ranges is None:
+        return None
+    if not isinstance(ranges, dict):
+        check_ranges(ranges, ())  # raises, naming the type
+    keyed = {}
+    for key, value in ranges.items():
+        key = timed.get(key, key) if isinstance(key, sympy.Basic) else key
+        keyed[names.get(key, key.name if isinstance(key, sympy.Symbol) else key)] = value
+    return keyed
 
 
 #: sympy.physics.mechanics-style names mapped onto identifiers: ``I_{1zz}``, ``m_{1}``, ``\\theta``, ``q'``.
@@ -924,7 +1029,7 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
 #: Keys a TOML model may have.
 MODEL_KEYS = (
     "state", "T", "V", "fric", "params", "inputs", "forces",
-    "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions",
+    "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions", "ranges",
 )
 
 
@@ -944,6 +1049,8 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
     if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
         raise ModelFileError(f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]")
+    if "ranges" in data and not isinstance(data["ranges"], dict):
+        raise ModelFileError(f"{filename}: key 'ranges' must be a table of NAME = [LOW, HIGH] (where the model lives)")
     stabilization = data.get("constraint_stabilization", 0.0)
     if isinstance(stabilization, bool) or not isinstance(stabilization, (int, float)):
         raise ModelFileError(f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)")
@@ -972,6 +1079,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             velocity_constraints=data.get("velocity_constraints"),
             loads=data.get("loads"),
             stabilization=stabilization,
+            ranges=data.get("ranges"),
         )
     except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
         if str(exc).startswith(filename):
@@ -989,7 +1097,7 @@ def load_python(path: str | Path) -> Model:
 
     The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
     ``inputs``, ``forces``, ``constraints``, ``velocity_constraints``,
-    ``loads`` and ``constraint_stabilization`` at module level.
+    ``loads``, ``constraint_stabilization`` and ``ranges`` at module level.
     """
     import runpy
 
@@ -1024,6 +1132,7 @@ def load_python(path: str | Path) -> Model:
             velocity_constraints=namespace.get("velocity_constraints"),
             loads=namespace.get("loads"),
             stabilization=namespace.get("constraint_stabilization", 0.0),
+            ranges=namespace.get("ranges"),
         )
     except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None

@@ -8,10 +8,16 @@ checks what only shows after derivation:
   derivatives of ``sign`` and ``abs``), which numeric code cannot evaluate
   meaningfully; piecewise terms with finite values (``Heaviside``, ``Max``,
   ``Min``, ``Piecewise``, differentiated piece by piece) are accepted;
-* the mass matrix is symmetric positive definite, tested numerically at a
-  handful of sampled states (fixed seed, so the verdict is deterministic)
-  with the default parameter values (parameters without a default are
-  sampled in [0.5, 1.5]).
+* the mass matrix is symmetric positive definite (for a constrained model:
+  positive semi-definite and definite on the velocities the constraints
+  allow), tested numerically at a handful of sampled states (fixed seed, so
+  the verdict is deterministic) with the default parameter values
+  (parameters without a default are sampled in [0.5, 1.5]);
+* the constraint Jacobian has full rank at some sampled state.
+
+States are sampled where the model lives: the declared ranges
+(:attr:`sls.model.Model.ranges`), else every coordinate in [−π, π] and every
+rate in [−1, 1]. A refusal names the state it tried and how to declare a range.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import sympy
 
 from .derive import Dynamics
 from .errors import ModelError, brief
+from .model import Model
 
 #: How many states the mass-matrix check samples.
 SAMPLES = 8
@@ -86,37 +93,149 @@ def _graph_culprit(graph: object, node: int) -> sympy.Expr:
 
 
 def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
-    """Refuse a mass matrix that is not symmetric positive definite at sampled states."""
+    """Refuse a mass matrix that is not symmetric positive definite at sampled states.
+
+    States are drawn from :meth:`Model.sample_box` (declared ranges, else
+    [−π, π] per coordinate). A constrained model only needs M positive
+    semi-definite and positive definite on the velocities the constraints
+    allow (the null space of A; equivalently M + AᵀA positive definite): then
+    its constrained dynamics are regular although M alone may be singular
+    (a unit-quaternion attitude, a link without mass).
+    """
     model = dynamics.model
     n = model.n
     rng = np.random.default_rng(20241121)
-    params = [sympy.Symbol(name, real=True) for name in model.params]
-    if dynamics.graph is None:
-        evaluate = sympy.lambdify([model.state, params], [list(row) for row in dynamics.mass_matrix], modules="math")
-    else:
-        flat = dynamics.graph.evaluator([e for row in dynamics.mass_matrix for e in row], list(model.state) + params)
-        evaluate = lambda state, values: np.reshape(flat(list(state) + list(values)), (n, n))  # noqa: E731
+    low, high = model.sample_box()
+    k = model.k if model.constrained else 0
+    entries = [e for row in dynamics.mass_matrix for e in row] + [e for row in dynamics.constraint_jac for e in row]
+    evaluate = _sampler(dynamics, entries)
+    failed, usable = None, 0
     for _ in range(samples):
-        state = np.concatenate([rng.uniform(-math.pi, math.pi, n), rng.uniform(-1.0, 1.0, n)])
+        state = rng.uniform(low, high)
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
-            M = np.array(evaluate(state.tolist(), values), dtype=float)
-        except (ZeroDivisionError, ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                flat = _real(evaluate(state.tolist(), values))
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            failed = failed or (state, type(exc).__name__)
             continue  # a sample on a coordinate singularity says nothing; others will
-        where = ", ".join(f"{s.name}={v:.3g}" for s, v in zip(model.q, state))
-        if not np.all(np.isfinite(M)):
+        if not np.all(np.isfinite(flat)):
+            failed = failed or (state, "not finite")
             continue
+        usable += 1
+        M, A = flat[: n * n].reshape(n, n), flat[n * n :].reshape(k, n)
+        where = _where(model, state)
         if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
             raise ModelError(f"the mass matrix M is not symmetric at {where}")
         eigenvalues = np.linalg.eigvalsh(M)
         scale = max(abs(eigenvalues[-1]), 1e-300)
-        if eigenvalues[0] <= CONDITION_FLOOR * scale:
-            kind = "singular" if abs(eigenvalues[0]) <= CONDITION_FLOOR * scale else "indefinite"
-            raise ModelError(
-                f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where} "
-                f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}); "
-                "check T (every velocity must carry kinetic energy) and the parameter values"
-            )
+        if eigenvalues[0] > CONDITION_FLOOR * scale:
+            continue
+        singular = abs(eigenvalues[0]) <= CONDITION_FLOOR * scale
+        if singular and k and _restricted_floor(M, A) > CONDITION_FLOOR * scale:
+            continue  # singular M, but not on the motions the constraints allow
+        kind = "singular" if singular else "indefinite"
+        constrained = (
+            " and the constraints do not make up for it (M is singular on the velocities A qdot = 0 allows, "
+            "so M + A'A is singular too)" if singular and k else ""
+        )
+        culprit = "the links' masses and inertias" if model.tree is not None else "T (every velocity must carry kinetic energy)"
+        energy = "no" if singular else "negative"
+        raise ModelError(
+            f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where}{constrained} "
+            f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}; "
+            f"a velocity of {_moving(model, _weakest(M, A if singular and k else None))} carries {energy} kinetic energy); "
+            f"check {culprit} and the parameter values{_range_hint(model, _involved(evaluate, state, values, n))}"
+        )
+    if not usable and failed:
+        state, why = failed
+        raise ModelError(
+            f"the mass matrix M (or the constraint Jacobian) has no finite value at any of the {samples} sampled states "
+            f"(e.g. at {_where(model, state)}: {why}) with the default parameters; check the parameter values "
+            f"(a mass or length too large for floating point?) and the model's domain{_range_hint(model)}"
+        )
+
+
+def _weakest(M: np.ndarray, A: np.ndarray | None) -> np.ndarray:
+    """The unit velocity with the least kinetic energy: M's eigenvector of the smallest eigenvalue
+    (on the null space of ``A`` when given)."""
+    if A is None or A.size == 0:
+        return np.linalg.eigh(M)[1][:, 0]
+    _, singular, vt = np.linalg.svd(A)
+    basis = vt[int(np.sum(singular > 1e-9 * max(singular[0], 1e-300))) :].T
+    return basis @ np.linalg.eigh(basis.T @ M @ basis)[1][:, 0]
+
+
+def _moving(model: Model, velocity: np.ndarray) -> str:
+    """The coordinates ``velocity`` mostly moves (components at least 0.3 of the largest), named."""
+    size = np.abs(velocity)
+    names = [s.name for s, v in zip(model.q, size) if v >= 0.3 * size.max()]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _restricted_floor(M: np.ndarray, A: np.ndarray) -> float:
+    """The smallest eigenvalue of M on the null space of A (``inf`` when A leaves no motion)."""
+    if A.size == 0:
+        return float(np.linalg.eigvalsh(M)[0])
+    _, singular, vt = np.linalg.svd(A)
+    rank = int(np.sum(singular > 1e-9 * max(singular[0], 1e-300)))
+    basis = vt[rank:].T
+    if basis.shape[1] == 0:
+        return math.inf
+    return float(np.linalg.eigvalsh(basis.T @ M @ basis)[0])
+
+
+def _where(model: Model, state: np.ndarray) -> str:
+    """The sampled coordinates as ``name=value`` (the rates are left out: the checks that name them depend on q only)."""
+    return ", ".join(f"{s.name}={v:.4g}" for s, v in zip(model.q, state))
+
+
+def _involved(evaluate, state: np.ndarray, values: list, n: int) -> list[int]:
+    """The coordinates the first n*n sampled entries (M) change with near ``state``: a step of 0.1 in each."""
+    try:
+        here = _real(evaluate(state.tolist(), values))[: n * n]
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return []
+    found = []
+    for i in range(n):
+        moved = state.copy()
+        moved[i] += 0.1
+        try:
+            there = _real(evaluate(moved.tolist(), values))[: n * n]
+        except (ZeroDivisionError, ValueError, OverflowError):
+            found.append(i)
+            continue
+        if not np.allclose(here, there, rtol=1e-12, atol=0):
+            found.append(i)
+    return found
+
+
+def _range_hint(model: Model, involved: list | None = None) -> str:
+    """How to declare where the model lives, after saying where the checks sampled.
+
+    ``involved``: indices of the coordinates the failing term depends on; the hint names the first
+    of them (``None``: unknown, the first coordinate without a declared range). An empty list (the
+    term depends on no coordinate) gives no hint: no range would change the verdict.
+    """
+    if involved is not None and not involved:
+        return ""
+    low, high = model.sample_box()
+    box = ", ".join(f"{s.name} in [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(model.q, low, high))
+    undeclared = [s.name for s in model.q if s.name not in model.ranges]
+    name = model.q[involved[0]].name if involved else (undeclared or [model.q[0].name])[0]
+    return (
+        f" (states sampled with {box}); if the model is only meant for part of that range, declare where it lives: "
+        + ("" if model.tree is not None else f"[ranges] {name} = [LOW, HIGH] in the model file, ")  # a robot file has no [ranges]
+        + f"--range {name}=LOW:HIGH on the command line, or ranges={{'{name}': (LOW, HIGH)}} in the Python API"
+    )
+
+
+def _real(values: list) -> np.ndarray:
+    """Sampled values as a float array; a complex value (a negative base to a fractional power) is a domain error (``ValueError``)."""
+    array = np.asarray(values)
+    if np.iscomplexobj(array):
+        raise ValueError("complex value")
+    return array.astype(float)
 
 
 def _sampler(dynamics: Dynamics, entries: list):
@@ -137,14 +256,15 @@ def check_constraints(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     n, k = model.n, model.k
     evaluate = _sampler(dynamics, [e for row in dynamics.constraint_jac for e in row])
     rng = np.random.default_rng(20241122)
+    low, high = model.sample_box()
     labels = [f"constraints[{i}]" for i in range(len(model.constraints))]
     labels += [f"velocity_constraints[{i}]" for i in range(len(model.velocity_constraints))]
     deficient = None
     for _ in range(samples):
-        state = np.concatenate([rng.uniform(-math.pi, math.pi, n), rng.uniform(-1.0, 1.0, n)])
+        state = rng.uniform(low, high)
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
-            A = np.reshape(np.array(evaluate(state.tolist(), values), dtype=float), (k, n))
+            A = np.reshape(_real(evaluate(state.tolist(), values)), (k, n))
         except (ZeroDivisionError, ValueError, OverflowError):
             continue
         if not np.all(np.isfinite(A)):
@@ -156,10 +276,10 @@ def check_constraints(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         return
     A, state = deficient
     row = next(i for i in range(k) if _rank(A[: i + 1]) <= i)
-    where = ", ".join(f"{s.name}={v:.3g}" for s, v in zip(model.q, state))
     raise ModelError(
         f"the constraints are redundant or dependent: {labels[row]} adds nothing to the rows before it "
-        f"(A = [dc/dq; d(velocity constraints)/dqdot] has rank {_rank(A)} < {k} at every sampled state, e.g. {where}); remove it"
+        f"(A = [dc/dq; d(velocity constraints)/dqdot] has rank {_rank(A)} < {k} at every sampled state, e.g. {_where(model, state)}); "
+        f"remove it{_range_hint(model)}"
     )
 
 

@@ -132,3 +132,37 @@ def test_cli_success_and_regenerate(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["generate", "model.toml", "--out", "pkg", "--param", "m=2"])  # regenerate in place
     assert result.exit_code == 0, result.output
     assert "m=2.0" in (tmp_path / "pkg" / "M_fun.py").read_text()
+
+
+def test_internal_error_is_one_line_naming_the_input_and_version(tmp_path, monkeypatch):
+    """A bug in sls is reported as such: one line with the model file, the version and where to report, exit 70."""
+    from click.testing import CliRunner
+
+    import sls.cli
+    from sls import __version__
+
+    def broken(*args, **kwargs):
+        raise KeyError("pieces\nof a bug")
+
+    (tmp_path / "model.toml").write_text(GOOD_TOML)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SLS_TRACEBACK", raising=False)
+    monkeypatch.setattr(sls.cli, "generate", broken)
+    result = CliRunner().invoke(sls.cli.main, ["generate", "model.toml", "--out", "pkg", "-q"])
+    assert result.exit_code == sls.cli.INTERNAL_ERROR == 70
+    assert result.stderr == (
+        f"error: internal error in sls {__version__} running sls generate on model.toml (a bug in sls, not a mistake in "
+        "your input): KeyError: 'pieces\\nof a bug'; please report it to the sls issue tracker with model.toml and this "
+        "line (--verbose or SLS_TRACEBACK=1 shows the traceback)\n"
+    )
+    assert not (tmp_path / "pkg").exists()
+    verbose = CliRunner().invoke(sls.cli.main, ["generate", "model.toml", "--out", "pkg", "-q", "--verbose"])
+    assert verbose.exit_code == 70
+    assert verbose.stderr.startswith("Traceback (most recent call last):")
+    assert verbose.stderr.splitlines()[-1].startswith(f"error: internal error in sls {__version__} running sls generate on model.toml")
+    inline = CliRunner().invoke(sls.cli.main, ["generate", "--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--x", "q dq", "-q"])
+    assert "running sls generate on the inline model" in inline.stderr
+    # a user's mistake stays an ordinary error line
+    (tmp_path / "bad.toml").write_text(GOOD_TOML.replace("state", "stat"))
+    user = CliRunner().invoke(sls.cli.main, ["generate", "bad.toml", "--out", "pkg", "-q"])
+    assert user.exit_code == 1 and user.stderr.startswith("error: bad.toml: ") and "internal" not in user.stderr

@@ -479,3 +479,242 @@ def test_model_errors_toml_and_flags(tmp_path):
 def test_sign_friction_is_still_refused():
     with pytest.raises(sls.ModelError, match="fric_jac.*DiracDelta"):
         _checked(sls.model_from_strings(state=["q", "dq"], T="1/2*dq^2", V="0", fric=["sign(dq)"]))
+
+
+# --------------------------------------------------------------------------
+# constrained models whose M is only positive semi-definite (M + A'A definite)
+
+
+def _quaternion_rates(q) -> sp.Matrix:
+    """E(q) (3 x 4): body angular velocity w = 2 E(q) qdot of the unit quaternion q = (q0, q1, q2, q3)."""
+    q0, q1, q2, q3 = q
+    return sp.Matrix([[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]])
+
+
+INERTIA = {"I1": 0.3, "I2": 0.5, "I3": 0.7}
+
+
+def quaternion_body() -> sls.Model:
+    """A free rigid body's attitude as a unit quaternion (M = 4 E'IE is singular along q), driven by body torques.
+
+    The torques enter through an angular_velocity load only: inputs without forces.
+    """
+    q, dq, tau = sp.symbols("q0:4"), sp.symbols("dq0:4"), sp.symbols("tau1:4")
+    I1, I2, I3 = sp.symbols("I1 I2 I3")
+    w = 2 * _quaternion_rates(q) * sp.Matrix(dq)
+    return sls.model_from_sympy(
+        (I1 * w[0] ** 2 + I2 * w[1] ** 2 + I3 * w[2] ** 2) / 2, 0, 0, [*q, *dq], params=INERTIA,
+        inputs=list(tau), loads=[{"angular_velocity": list(w), "torque": list(tau)}],
+        constraints=[sum(s**2 for s in q) - 1],
+    )
+
+
+def _lagranges_reference(method, coordinates, rates, inputs=()):
+    """(x, u) -> [qddot; lam] from LagrangesMethod's mass_matrix_full and forcing_full, solved numerically."""
+    mass = sp.lambdify([[*coordinates, *rates], list(inputs)], method.mass_matrix_full, modules="numpy")
+    forcing = sp.lambdify([[*coordinates, *rates], list(inputs)], method.forcing_full, modules="numpy")
+    n = len(coordinates)
+
+    def reference(x, u=()):
+        full = np.linalg.solve(np.asarray(mass(list(x), list(u)), dtype=float), np.asarray(forcing(list(x), list(u)), dtype=float).ravel())
+        return full[n : 2 * n], full[2 * n :]
+
+    return reference
+
+
+def _finite_difference_jacobian(pkg, x, u, eps=1e-6):
+    x, u = np.asarray(x, dtype=float), np.asarray(u, dtype=float)
+    columns = [(pkg.xdot_fun(x + eps * e, u) - pkg.xdot_fun(x - eps * e, u)) / (2 * eps) for e in np.eye(len(x))]
+    columns += [(pkg.xdot_fun(x, u + eps * e) - pkg.xdot_fun(x, u - eps * e)) / (2 * eps) for e in np.eye(len(u))]
+    return np.column_stack(columns[: len(x)]), np.column_stack(columns[len(x) :])
+
+
+@pytest.fixture(scope="module")
+def quaternion_reference():
+    from sympy.physics.mechanics import LagrangesMethod, ReferenceFrame, dynamicsymbols
+
+    q = dynamicsymbols("q0:4")
+    t = dynamicsymbols._t
+    dq = [s.diff(t) for s in q]
+    tau = dynamicsymbols("tau1:4")
+    I1, I2, I3 = (INERTIA[k] for k in ("I1", "I2", "I3"))
+    w = 2 * _quaternion_rates(q) * sp.Matrix(dq)
+    world, body = ReferenceFrame("N"), ReferenceFrame("B")
+    body.orient_quaternion(world, q)
+    body.set_ang_vel(world, w[0] * body.x + w[1] * body.y + w[2] * body.z)
+    method = LagrangesMethod(
+        (I1 * w[0] ** 2 + I2 * w[1] ** 2 + I3 * w[2] ** 2) / 2, q, hol_coneqs=[sum(s**2 for s in q) - 1],
+        forcelist=[(body, tau[0] * body.x + tau[1] * body.y + tau[2] * body.z)], frame=world,
+    )
+    method.form_lagranges_equations()
+    return method, _lagranges_reference(method, q, dq, tau)
+
+
+def _on_sphere(rng):
+    """A unit quaternion, a body angular velocity and the state x = [q; qdot = 1/2 E(q)' w]."""
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    w = rng.normal(size=3)
+    dq = 0.5 * np.array(_quaternion_rates(q).T, dtype=float) @ w
+    return q, w, np.r_[q, dq]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quaternion_body_with_singular_mass_matrix_against_lagranges_method(tmp_path, method, quaternion_reference):
+    lm, reference = quaternion_reference
+    pkg = build(quaternion_body(), tmp_path / method, method)
+    inertia = np.array(list(INERTIA.values()))
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        q, w, x = _on_sphere(rng)
+        assert np.linalg.eigvalsh(pkg.M_fun(x))[0] < 1e-12  # M alone is singular (along q)
+        u = rng.normal(size=3)
+        qddot_ref, lam_ref = reference(x, u)
+        np.testing.assert_allclose(pkg.qddot_fun(x, u), qddot_ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(pkg.multipliers_fun(x, u), lam_ref, rtol=1e-10, atol=1e-12)
+        # Newton-Euler: I wdot + w x I w = tau, qddot = 1/2 (E(qdot)' w + E(q)' wdot)
+        wdot = (u - np.cross(w, inertia * w)) / inertia
+        E = lambda v: np.array(_quaternion_rates(v), dtype=float)  # noqa: E731
+        np.testing.assert_allclose(pkg.qddot_fun(x, u), 0.5 * (E(x[4:]).T @ w + E(q).T @ wdot), rtol=1e-10, atol=1e-12)
+        A, B = pkg.linearized_model(x, u)
+        A_fd, B_fd = _finite_difference_jacobian(pkg, x, u)
+        np.testing.assert_allclose(A, A_fd, atol=1e-7)
+        np.testing.assert_allclose(B, B_fd, atol=1e-7)
+    batch = np.array([_on_sphere(rng)[2] for _ in range(3)])
+    np.testing.assert_allclose(pkg.qddot_fun(batch, np.zeros(3)), [pkg.qddot_fun(x, np.zeros(3)) for x in batch], rtol=1e-13, atol=1e-14)
+
+
+def test_multiplier_sign_is_that_of_lagranges_method_rhs(tmp_path, quaternion_reference):
+    """sls's lam is the lam at the end of LagrangesMethod.rhs() (and of mass_matrix_full \\ forcing_full):
+    the opposite of solve_multipliers() and of lm.eom, which reads M qddot - f - A' lam_sls = 0 as M qddot - f + A' lam = 0."""
+    from sympy.physics.mechanics import dynamicsymbols
+
+    lm, reference = quaternion_reference
+    pkg = build(quaternion_body(), tmp_path / "sign")
+    q, _, x = _on_sphere(np.random.default_rng(11))
+    lam = pkg.multipliers_fun(x, np.zeros(3))
+    assert abs(lam[0]) > 1e-3
+    np.testing.assert_allclose(lam, reference(x, np.zeros(3))[1], rtol=1e-10)
+    coordinates = dynamicsymbols("q0:4")
+    t = dynamicsymbols._t
+    point = dict(zip(coordinates + [s.diff(t) for s in coordinates], x))
+    point.update(dict.fromkeys(dynamicsymbols("tau1:4"), 0.0))
+    solved = lm.solve_multipliers(op_point=point)
+    assert float(next(iter(solved.values())).subs(point)) == pytest.approx(-lam[0], rel=1e-10)
+
+
+@pytest.mark.parametrize("massless", [("mb",), ("ma", "mb")])
+def test_four_bar_with_massless_links_against_lagranges_method(tmp_path, massless):
+    from dataclasses import replace
+
+    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
+
+    model = sls.load_example("four_bar")
+    model = replace(model, params={**model.params, **dict.fromkeys(massless, 0.0)})
+    pkg = build(model, tmp_path / "pkg")
+    values = {k: v for k, v in model.params.items()}
+    th = dynamicsymbols("th1:4")
+    t = dynamicsymbols._t
+    dth = [s.diff(t) for s in th]
+    a, b, c, d, ma, mb, mc, g = (values[k] for k in ("a", "b", "c", "d", "ma", "mb", "mc", "g"))
+    T = (ma * a**2 / 3 * dth[0] ** 2 + mc * c**2 / 3 * dth[2] ** 2) / 2 + mb / 2 * (
+        (a * sp.sin(th[0]) * dth[0] + b / 2 * sp.sin(th[1]) * dth[1]) ** 2 + (a * sp.cos(th[0]) * dth[0] + b / 2 * sp.cos(th[1]) * dth[1]) ** 2
+    ) + mb * b**2 / 24 * dth[1] ** 2
+    V = g * (ma * a / 2 * sp.sin(th[0]) + mb * (a * sp.sin(th[0]) + b / 2 * sp.sin(th[1])) + mc * c / 2 * sp.sin(th[2]))
+    loop = [a * sp.cos(th[0]) + b * sp.cos(th[1]) - c * sp.cos(th[2]) - d, a * sp.sin(th[0]) + b * sp.sin(th[1]) - c * sp.sin(th[2])]
+    lm = LagrangesMethod(T - V, th, hol_coneqs=loop)
+    lm.form_lagranges_equations()
+    reference = _lagranges_reference(lm, th, dth)
+    rng = np.random.default_rng(5)
+    closed = 0
+    for _ in range(20):
+        th1 = rng.uniform(-np.pi, np.pi)
+        guess = [th1, rng.uniform(-1, 1), rng.uniform(0.5, 2.5)]
+        angles, info, ok, _ = fsolve(lambda z: [float(e.subs(dict(zip(th, [th1, *z])))) for e in loop], guess[1:], full_output=True)
+        if ok != 1:
+            continue
+        q = np.r_[th1, angles]
+        A = np.asarray(pkg.constraint_jac_fun(np.r_[q, 0, 0, 0]))
+        rate = np.linalg.svd(A)[2][-1] * rng.uniform(-2, 2)  # a velocity the loop allows
+        x = np.r_[q, rate]
+        assert np.linalg.eigvalsh(pkg.M_fun(x))[0] < 1e-12  # M alone is singular
+        qddot_ref, lam_ref = reference(x)
+        np.testing.assert_allclose(pkg.qddot_fun(x, [0.0]), qddot_ref, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(pkg.multipliers_fun(x, [0.0]), lam_ref, rtol=1e-9, atol=1e-10)
+        A_lin, B_lin = pkg.linearized_model(x, [0.3])
+        A_fd, B_fd = _finite_difference_jacobian(pkg, x, [0.3])
+        np.testing.assert_allclose(A_lin, A_fd, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(B_lin, B_fd, rtol=1e-5, atol=1e-6)
+        closed += 1
+    assert closed >= 5
+
+
+def test_positive_definite_models_keep_the_cholesky_schur_results(tmp_path):
+    """For M positive definite the augmented solve equals the textbook Schur complement on M to ~1e-12."""
+    pkg = build(sls.load_example("four_bar"), tmp_path / "pkg")
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        x, u = rng.uniform(-2, 2, 6), rng.uniform(-1, 1, 1)
+        M, A, g, B = pkg.M_fun(x), pkg.constraint_jac_fun(x), pkg.constraint_bias_fun(x), pkg.input_matrix_fun(x)
+        f = B @ u - pkg.tau_fun(x, np.zeros(3))
+        Minv_f, Minv_At = np.linalg.solve(M, f), np.linalg.solve(M, A.T)
+        lam = np.linalg.solve(A @ Minv_At, g - A @ Minv_f)
+        qddot = Minv_f + Minv_At @ lam
+        scale = np.abs(qddot).max() + np.abs(lam).max()
+        assert np.abs(pkg.qddot_fun(x, u) - qddot).max() <= 1e-12 * scale
+        assert np.abs(pkg.multipliers_fun(x, u) - lam).max() <= 1e-12 * scale
+
+
+def test_constraints_that_leave_a_massless_motion_are_refused(tmp_path):
+    text = """\
+state = ["x", "y", "z", "dx", "dy", "dz"]
+T = "1/2*dx^2 + 1/2*dy^2"
+V = "0"
+fric = 0
+constraints = ["x + y - 1"]
+"""
+    with pytest.raises(sls.ModelError, match=r"singular, not positive definite, at x=.*the constraints do not make up for it"):
+        sls.generate(sls.load_toml("free_z.toml", text=text), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_runtime_names_a_state_where_the_constrained_dynamics_are_singular(tmp_path):
+    pkg = build(quaternion_body(), tmp_path / "pkg")
+    with pytest.raises(np.linalg.LinAlgError, match=r"not positive definite on the velocities the constraints allow .* at x = \[q0=0, q1=0"):
+        pkg.qddot_fun(np.zeros(8), np.zeros(3))  # q = 0: A = 2q' vanishes and M = 0
+
+
+@pytest.mark.parametrize("target", ["c", "matlab"])
+def test_other_targets_refuse_singular_mass_constrained_models_in_one_line(tmp_path, target):
+    from click.testing import CliRunner
+
+    from sls.cli import main
+
+    result = CliRunner().invoke(main, ["generate", "four_bar", "--param", "mb=0", "--target", target, "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): generate them with the default --target python"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_inputs_may_act_through_loads_alone(tmp_path):
+    without_forces = TWO_LINK_TIP.replace('forces = ["0", "0"]\n', "")
+    assert "forces" not in without_forces
+    with_forces = build(sls.load_toml("tip.toml", text=TWO_LINK_TIP), tmp_path / "with")
+    loads_only = build(sls.load_toml("tip.toml", text=without_forces), tmp_path / "without")
+    x, u = [0.3, -0.7, 0.2, 0.1], [1.5, -0.4]
+    np.testing.assert_array_equal(loads_only.input_matrix_fun(x), with_forces.input_matrix_fun(x))
+    np.testing.assert_array_equal(loads_only.qddot_fun(x, u), with_forces.qddot_fun(x, u))
+    no_loads = without_forces.split("[[loads]]")[0]
+    with pytest.raises(sls.ModelError, match="inputs need forces or loads to act through"):
+        sls.load_toml("tip.toml", text=no_loads)
+
+
+def test_lqr_on_the_quaternion_body_with_singular_mass_matrix(tmp_path):
+    """The attitude at rest: 8 states, 1 holonomic + its velocity row leave 6 reduced states, all stabilized."""
+    pkg = build(quaternion_body(), tmp_path / "pkg")
+    x_eq = [1.0, 0, 0, 0, 0, 0, 0, 0]
+    u_eq, residual = control.equilibrium_input(pkg, x_eq)
+    np.testing.assert_allclose(u_eq, 0.0, atol=1e-12)
+    design = control.lqr(pkg, x_eq, u_eq, Q=1, R=1)
+    assert design.K.shape == (3, 8) and len(design.poles) == 6
+    assert np.all(design.poles.real < 0)

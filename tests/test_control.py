@@ -210,9 +210,11 @@ def test_input_map_errors_api(tmp_path, forces, message):
     assert not (tmp_path / "out").exists()
 
 
-def test_inputs_without_forces_is_an_error():
-    with pytest.raises(ModelError, match="inputs and forces must be given together"):
+def test_inputs_without_forces_or_loads_is_an_error():
+    with pytest.raises(ModelError, match="inputs need forces or loads to act through"):
         sls.model_from_strings(fric="0", inputs=["F"], **MODEL)
+    with pytest.raises(ModelError, match="forces need inputs"):
+        sls.model_from_strings(fric="0", forces=["0", "0"], **MODEL)
 
 
 # --------------------------------------------------------------------------

@@ -33,13 +33,36 @@ def _arguments(x, u):
     return _x, _u
 
 
-def _cholesky(M, x):
-    """The lower Cholesky factor of M (batched); a LinAlgError naming the state where M is not positive definite."""
+def _augmented(M, A):
+    """(M + A' W A, W): M made positive definite by the constraint rows, W = diag(w) (..., k).
+
+    w_i = (trace(M) / n) / |A_i|^2 gives A' W A the scale of M. Since A qddot = g, adding
+    A' W A qddot = A' W g to M qddot = f + A' lam changes no solution, but the augmented matrix
+    is positive definite whenever M is positive semi-definite and definite on the velocities
+    the constraints allow (A v = 0): a unit-quaternion attitude, a link without mass.
+    """
+    scale = np.trace(M, axis1=-2, axis2=-1) / N
+    rows = np.einsum("...ia,...ia->...i", A, A)
+    w = np.abs(scale)[..., None] / np.where(rows > 0, rows, 1.0)
+    return M + np.einsum("...ia,...i,...ib->...ab", A, w, A), w
+
+
+def _cholesky(M_aug, x):
+    """The lower Cholesky factor of M + A'WA (batched); a LinAlgError naming the state where it is not positive definite."""
     try:
-        return np.linalg.cholesky(M)
+        return np.linalg.cholesky(M_aug)
     except np.linalg.LinAlgError:
-        _runtime.solve_spd(M, np.zeros(M.shape[:-1] + (1,)), x)  # raises, naming the state
-        raise
+        states = np.broadcast_to(x, M_aug.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])
+        first = 0
+        for first, block in enumerate(M_aug.reshape((-1,) + M_aug.shape[-2:])):
+            try:
+                np.linalg.cholesky(block)
+            except np.linalg.LinAlgError:
+                break
+        raise np.linalg.LinAlgError(
+            f"the mass matrix M is not positive definite on the velocities the constraints allow "
+            f"(M + A'WA is singular or indefinite) at x = [{_runtime.describe_state(states[first])}]"
+        ) from None
 
 
 def _cho_solve(L, B):
@@ -56,31 +79,36 @@ def _cho_solve(L, B):
 
 
 def _schur_solve(S, rhs, x):
-    """Solve S z = rhs (S = A M^-1 A', k x k) for the columns of rhs (..., k, r)."""
+    """Solve S z = rhs (S = A (M + A'WA)^-1 A', k x k) for the columns of rhs (..., k, r)."""
     try:
         return np.linalg.solve(S, rhs)
     except np.linalg.LinAlgError:
         where = _runtime.describe_state(x if x.ndim == 1 else x.reshape(-1, x.shape[-1])[0])
         raise np.linalg.LinAlgError(
             f"the constraints are dependent at x = [{where}]{' (or another state of the batch)' if x.ndim > 1 else ''}: "
-            "A M^-1 A' is singular (A = constraint_jac_fun(x) loses rank there)"
+            "A (M + A'WA)^-1 A' is singular (A = constraint_jac_fun(x) loses rank there)"
         ) from None
 
 
 def solve(x, u, params):
-    """(qddot, lam, pieces) at (x, u): one Cholesky factorization of M, the Schur complement for lam."""
+    """(qddot, lam, pieces) at (x, u): one Cholesky factorization of M + A'WA, the Schur complement for lam.
+
+    M qddot = f + A' lam and A qddot = g are solved as (M + A'WA) qddot = f + A'W g + A' lam.
+    """
     M = M_fun(x, **params)
     A = constraint_jac_fun(x, **params)
     g = constraint_bias_fun(x, **params)
     B_u = input_matrix_fun(x, **params)
     f = np.einsum("...aj,...j->...a", B_u, u) - tau_fun(x, np.zeros(N), **params)
+    M, w = _augmented(M, A)
+    f = f + np.einsum("...ia,...i->...a", A, w * g)
     L = _cholesky(M, x)
     Z = _cho_solve(L, np.concatenate([f[..., :, None], np.swapaxes(A, -1, -2)], axis=-1))
     free, Y = Z[..., :, 0], Z[..., :, 1:]  # M^-1 f and M^-1 A'
     S = A @ Y
     lam = _schur_solve(S, (g - np.einsum("...ia,...a->...i", A, free))[..., None], x)[..., 0]
     qddot = free + np.einsum("...ai,...i->...a", Y, lam)
-    return qddot, lam, (L, A, Y, S, B_u)
+    return qddot, lam, (L, A, w, Y, S, B_u)
 
 
 def qddot_fun(x, u, params):
@@ -97,11 +125,12 @@ def linearized_model(x, u, params):
     """Jacobians of the constrained xdot = [qdot; qddot(x, u)] with lam eliminated.
 
     Differentiating M qddot = f + A' lam and A qddot = g along x_l gives
-    M dqddot = df - dM qddot + dA' lam + A' dlam and A dqddot = dg - dA qddot:
-    the same structured solve (the factor of M, then S) for every column.
+    M dqddot = df - dM qddot + dA' lam + A' dlam and A dqddot = dg - dA qddot (= h):
+    the same structured solve (the factor of M + A'WA, adding A'W h on the right, then S)
+    for every column.
     """
     _x, _u = _arguments(x, u)
-    qddot, lam, (L, A, Y, S, B_u) = solve(_x, _u, params)
+    qddot, lam, (L, A, w, Y, S, B_u) = solve(_x, _u, params)
     dq = _x[..., N:]
     dM = M_jac_fun(_x, **params)
     dA = constraint_jac_jac_fun(_x, **params)
@@ -110,9 +139,11 @@ def linearized_model(x, u, params):
     df = df - np.einsum("...ajl,...j->...al", C_jac_fun(_x, **params), dq) - phi_jac_fun(_x, **params) - fric_jac_fun(_x, **params)
     df[..., :, N:] -= C_fun(_x, **params)
     R = df - np.einsum("...abl,...b->...al", dM, qddot) + np.einsum("...ial,...i->...al", dA, lam)
-    D = _cho_solve(L, np.concatenate([R, np.broadcast_to(B_u, R.shape[:-1] + (M_INPUTS,))], axis=-1))
-    dg = constraint_bias_jac_fun(_x, **params) - np.einsum("...ial,...a->...il", dA, qddot)
-    dg = np.concatenate([dg, np.zeros(dg.shape[:-1] + (M_INPUTS,))], axis=-1) - A @ D
+    R = np.concatenate([R, np.broadcast_to(B_u, R.shape[:-1] + (M_INPUTS,))], axis=-1)
+    h = constraint_bias_jac_fun(_x, **params) - np.einsum("...ial,...a->...il", dA, qddot)
+    h = np.concatenate([h, np.zeros(h.shape[:-1] + (M_INPUTS,))], axis=-1)
+    D = _cho_solve(L, R + np.einsum("...ia,...i,...ir->...ar", A, w, h))
+    dg = h - A @ D
     D = D + Y @ _schur_solve(S, dg, _x)
     batch = D.shape[:-2]
     A_out = np.zeros(batch + (2 * N, 2 * N))
