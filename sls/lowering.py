@@ -24,7 +24,7 @@ into its language. Output is deterministic: same model → same programs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Union
 
 import sympy
 
@@ -80,38 +80,69 @@ def default_prefix(array: str) -> str:
 
 
 @dataclass(frozen=True)
+class Let:
+    """Bind ``value`` (an expression printed by a path, or an arithmetic text over names and float literals)
+    to ``name``: a temporary, an entry or a step of a solve. The backend writes the binding."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """The pivot ``pivot`` must be positive; otherwise ``M`` is not positive definite."""
+
+    pivot: str
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A pivot is ≤ 0 whatever the state: ``M`` is never positive definite."""
+
+
+#: A statement of a lowered program: what a backend turns into a line of its language.
+Op = Union[Let, Check, Fail]
+
+
+def _same(name: str) -> str:
+    return name
+
+
+@dataclass(frozen=True)
 class Path:
     """How one code path of a backend prints.
 
     ``text`` prints a sympy expression (the expanded route), ``style`` how
-    the graph prints (the graph route), ``assign(name, text)`` is the line
-    binding a temporary. With ``float_entries`` (Python floats), an entry
-    that depends on no state or input is printed as ``float(...)`` and
-    numbers as float literals, so every returned entry is a float whatever
-    the parameters' types. ``prefix(array)`` names an array's bound entries.
+    the graph prints (the graph route). With ``float_entries`` (Python
+    floats), an entry that depends on no state or input is printed as
+    ``float(...)`` and numbers as float literals, so every returned entry is
+    a float whatever the parameters' types. ``prefix(array)`` names an
+    array's bound entries, ``local(name)`` how a generated local reads (the
+    ``text`` printer and ``style`` name them the same way).
     """
 
-    text: Callable
+    text: Callable[[sympy.Expr], str]
     style: Style
-    assign: Callable
     float_entries: bool = False
-    prefix: Callable = default_prefix
+    prefix: Callable[[str], str] = default_prefix
+    local: Callable[[str], str] = _same
 
 
 @dataclass(frozen=True)
 class Printed:
     """A set of entries reduced together and printed for one path.
 
-    ``lines`` bind the shared temporaries; ``texts`` hold each entry's text;
-    ``constants`` holds an entry's value where it is a number known at
-    generation time, else ``None``.
+    ``lines`` bind the shared temporaries (:class:`Let`\\ s, in evaluation
+    order); ``texts`` hold each entry's text; ``constants`` holds an entry's
+    value where it is a number known at generation time, else ``None``.
+    ``late`` and ``late_entries``: see :class:`GraphReducer`.
     """
 
-    lines: list
-    texts: list
-    constants: list
-    late: list = field(default_factory=list)
-    late_entries: list = field(default_factory=list)
+    lines: list[Let]
+    texts: list[str]
+    constants: list[float | None]
+    late: list[Let] = field(default_factory=list)
+    late_entries: list[bool] = field(default_factory=list)
 
 
 def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
@@ -126,7 +157,7 @@ def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = f
     is_float = _float_flags(replacements, reduced, floats) if any(p.float_entries for p in paths) else None
     result = []
     for path in paths:
-        lines = [path.assign(str(sym), path.text(expr)) for sym, expr in replacements]
+        lines = [Let(path.local(str(sym)), path.text(expr)) for sym, expr in replacements]
         if path.float_entries:
             texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float)]
         else:
@@ -195,7 +226,8 @@ class GraphReducer:
                     text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, texts, constants)
                 ]
                 texts = [repr(c) if c is not None else text for text, c in zip(texts, constants)]
-            result.append(Printed(lines, texts, constants, [Let(name, text) for name, text in late_lines], late_entries))
+            lets = [Let(name, text) for name, text in lines]
+            result.append(Printed(lets, texts, constants, [Let(name, text) for name, text in late_lines], late_entries))
         return result
 
 
@@ -235,26 +267,6 @@ def lower_kernel(arrays: dict, floats: frozenset, reduce: Callable, paths: list)
 
 # --------------------------------------------------------------------------
 # the unrolled solve
-
-
-@dataclass(frozen=True)
-class Let:
-    """Bind ``value`` (an arithmetic text over names and float literals) to ``name``."""
-
-    name: str
-    value: str
-
-
-@dataclass(frozen=True)
-class Check:
-    """The pivot ``pivot`` must be positive; otherwise ``M`` is not positive definite."""
-
-    pivot: str
-
-
-@dataclass(frozen=True)
-class Fail:
-    """A pivot is ≤ 0 whatever the state: ``M`` is never positive definite."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +312,10 @@ class SolveProgram:
         return self.factor is not None
 
 
+#: A value in a solve: a float constant known at generation time, or a name (or arithmetic text) bound at run time.
+Value = Union[float, str]
+
+
 def _literal(value: float) -> str:
     return repr(value) if value >= 0 else f"({value!r})"
 
@@ -321,13 +337,16 @@ class _Emitter:
     with ``1`` are the other factor, constants combine.
     """
 
-    def __init__(self) -> None:
-        self.ops: list = []
+    def __init__(self, local: Callable[[str], str] = _same) -> None:
+        self.ops: list[Op] = []
+        self.local = local
 
-    def let(self, name: str, value: object) -> object:
-        """Bind ``value`` (a constant, a name or an expression text) and return what stands for it."""
+    def let(self, name: str, value: Value) -> Value:
+        """Bind ``value`` (a constant, a name or an expression text) to the local ``name`` and return what
+        stands for it."""
         if isinstance(value, float) or is_name(value):
             return value
+        name = self.local(name)
         self.ops.append(Let(name, value))
         return name
 
@@ -397,17 +416,26 @@ def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) ->
     return z
 
 
-def _entry_values(prefix: str, texts: list, constants: list, bindings: list, late: list | None = None, late_bindings: list | None = None) -> list:
-    """Bind printed entries to names (or float constants) for the solver; entries flagged in ``late`` go to ``late_bindings``."""
-    values = []
+def _entry_values(
+    name: Callable[[int], str],
+    texts: list[str],
+    constants: list[float | None],
+    bindings: list[Op],
+    late: list[bool] | None = None,
+    late_bindings: list[Op] | None = None,
+) -> list[Value]:
+    """Bind printed entries to names (``name(k)`` for entry ``k``) or float constants for the solver; entries
+    flagged in ``late`` go to ``late_bindings``."""
+    values: list[Value] = []
     for k, (text, constant) in enumerate(zip(texts, constants)):
         if constant is not None:
             values.append(constant)
         elif is_name(text):
             values.append(text)
         else:
-            (late_bindings if late is not None and late[k] else bindings).append(Let(f"{prefix}{k}", text))
-            values.append(f"{prefix}{k}")
+            chosen = late_bindings if late is not None and late_bindings is not None and late[k] else bindings
+            chosen.append(Let(name(k), text))
+            values.append(name(k))
     return values
 
 
@@ -463,6 +491,12 @@ def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dic
     return {"A": A_rows, "B": B_rows}
 
 
+def _namer(path: Path, array: str) -> Callable[[int], str]:
+    """The names of an array's bound entries on ``path`` (``_M0``, ``_M1``, …)."""
+    prefix = path.prefix(array)
+    return lambda k: path.local(f"{prefix}{k}")
+
+
 _STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
 
 
@@ -491,22 +525,22 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
         bindings: list = []
         late_bindings: list = []
         start = len(upper)
-        m_values = _entry_values(path.prefix("M"), p.texts[:start], p.constants[:start], bindings)
+        m_values = _entry_values(_namer(path, "M"), p.texts[:start], p.constants[:start], bindings)
         m_map = dict(zip(upper, m_values))
         values = {"M": [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]}
         for key, flat in flats.items():
             part = slice(start, start + len(flat))
             late = p.late_entries[part] if phased else None
-            values[key] = _entry_values(path.prefix(key), p.texts[part], p.constants[part], bindings, late, late_bindings)
+            values[key] = _entry_values(_namer(path, key), p.texts[part], p.constants[part], bindings, late, late_bindings)
             start += len(flat)
         phase = {}
         if phased:
             names = path.style.names
-            phase = {"accelerations": [names.get(s.name, s.name) for s in late_symbols], "late": list(p.late) + late_bindings}
+            phase = {"accelerations": [names.get(s.name) or path.local(s.name) for s in late_symbols], "late": list(p.late) + late_bindings}
         if unroll_max is not None and n > unroll_max:
             programs.append(SolveProgram(p.lines, bindings, values, shapes, **phase))
             continue
-        emit = _Emitter()
+        emit = _Emitter(path.local)
         grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
         L, reciprocal = _factor(emit, grid, n)
         factor, emit.ops = emit.ops, []

@@ -49,18 +49,19 @@ class ToyBackend(Backend):
 
     def paths(self, model) -> list:
         printer = StrPrinter()
-        assign = lambda name, text: f"{name} := {text}"  # noqa: E731
-        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True, assign=assign), assign=assign)]
+        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True))]
 
     def kernel(self, function, lowered, model) -> list:
         (name,) = lowered[0].outputs
         _, texts, constants = lowered[0].output(name)
         values = [text if constant is None else repr(constant) for text, constant in zip(texts, constants)]
-        return list(lowered[0].printed.lines) + [f"out[{k}] := {value}" for k, value in enumerate(values)]
+        temporaries = [f"{let.name} := {let.value}" for let in lowered[0].printed.lines]
+        return temporaries + [f"out[{k}] := {value}" for k, value in enumerate(values)]
 
     def solver(self, function, programs, model) -> list:
         program = programs[0]
-        return list(program.lines) + [f"{key}[{k}] := {lowering.text_of(v)}" for key in program.values for k, v in enumerate(program.values[key])]
+        lets = [f"{let.name} := {let.value}" for let in program.lines + program.bindings]
+        return lets + [f"{key}[{k}] := {lowering.text_of(v)}" for key in program.values for k, v in enumerate(program.values[key])]
 
     def render(self, model, code, simplify, method) -> dict:
         env = self.environment()

@@ -150,17 +150,15 @@ class CBackend(Backend):
         from .code import c_function, solve_body
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
-        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m, failure))
+        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m), failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
-        from .code import c_function
+        from .code import c_function, xdot_body
 
         if function.uses != "qddot_fun":
             return None
-        n, prefix = model.n, self._names(model)[0]
-        lines = [f"{{ const int status = {prefix}_qddot_fun(x, u, p, out + {n}); if (status != 0) return status; }}"]
-        lines += [f"out[{k}] = x[{n + k}];" for k in range(n)]
-        return lambda: c_function(function.name, lines)
+        statements = xdot_body(self._names(model)[0], model.n)
+        return lambda: c_function(function.name, statements)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from ... import render
@@ -190,8 +188,8 @@ class CBackend(Backend):
         # The library compiles the same functions in two units (see UNITS), in parallel.
         template = env.get_template("model.c.j2")
         self.units = {
-            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f["solve"] or functions.BY_NAME[f["name"]].uses]),
-            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f["solve"] and not functions.BY_NAME[f["name"]].uses]),
+            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f.solve or f.wrapper]),
+            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f.solve and not f.wrapper]),
         }
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 

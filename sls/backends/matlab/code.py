@@ -37,8 +37,8 @@ OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) |
 OCTAVE_ONLY = ("#", "!=", "++", "+=", "endfunction", "endif", "endfor", '"', "printf(", "!")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-#: A generated local as sls's printers name it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``): MATLAB names start with a letter.
-_GENERATED = re.compile(r"(?<![\w.])_([A-Za-z]\w*)")
+#: A generated local as sls's lowering names it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``).
+_GENERATED = re.compile(r"_[A-Za-z]\w*")
 
 
 def reserved(name: str) -> bool:
@@ -71,9 +71,10 @@ def renames(names: list) -> dict:
     return result
 
 
-def local(text: str) -> str:
-    """Generated locals (``_t0``) as MATLAB names (``t0_``)."""
-    return _GENERATED.sub(r"\1_", text)
+def local(name: str) -> str:
+    """A generated local (``_t0``) as a MATLAB name (``t0_``: MATLAB names start with a letter); other names
+    as they are (the user's names never start with ``_`` here: :func:`renames` gives them a ``v_``)."""
+    return name[1:] + "_" if _GENERATED.fullmatch(name) else name
 
 
 def number(value: float) -> str:
@@ -94,7 +95,7 @@ class MatlabPrinter(OctaveCodePrinter):
         self.names = dict(names or {})
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return self.names.get(expr.name, expr.name)  # generated locals (_t0) are renamed by local() on whole lines
+        return self.names.get(expr.name) or local(expr.name)
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return number(float(expr))
@@ -128,8 +129,8 @@ def _power(base: str, exponent: str) -> tuple:
 def matlab_path(names: dict) -> lowering.Path:
     """The one path of the MATLAB target (every value a double scalar)."""
     printer = MatlabPrinter(names)
-    style = Style(printer, "", scalar=True, power=_power, assign=_assign, names=dict(names))
-    return lowering.Path(text=printer.expression, style=style, assign=_assign)
+    style = Style(printer, "", scalar=True, power=_power, names=dict(names), local=local)
+    return lowering.Path(text=printer.expression, style=style, local=local)
 
 
 # --------------------------------------------------------------------------
@@ -165,18 +166,17 @@ def kernel_body(lowered: lowering.Lowered) -> list:
     (name,) = lowered.outputs
     shape, texts, constants = lowered.output(name)
     values = [c if c is not None else t for t, c in zip(texts, constants)]
-    return [local(line) for line in lowered.printed.lines] + [local(line) for line in fill(name, shape, values)]
+    return _let_lines(lowered.printed.lines) + fill(name, shape, values)
 
 
 def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
     """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
-    lines = list(program.lines) + [_assign(op.name, op.value) for op in program.bindings]
+    lines = _let_lines(program.lines) + _let_lines(program.bindings)
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
     arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
     for array in arrays:
         lines += fill(array, program.shapes[array], program.values[array])
-    lines = [local(line) for line in lines]
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end"]
     if name == "qddot_fun":
         return lines + ["qddot = R \\ (R' \\ rhs);"]
@@ -190,6 +190,11 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
         f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];",
         f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];",
     ]
+
+
+def _let_lines(ops: list) -> list:
+    """The :class:`~sls.lowering.Let`\\ s of a program as MATLAB assignments (a MATLAB solve never unrolls)."""
+    return [_assign(op.name, op.value) for op in ops]
 
 
 def quoted(text: str) -> str:
@@ -274,9 +279,8 @@ def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, l
         lines += fill(array, program.shapes[array], program.values[array])
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end", "qddot = R \\ (R' \\ rhs);"]
     lines += [f"{name} = qddot({k + 1});" for k, name in enumerate(program.accelerations)]
-    lines += [_assign(op.name, op.value) for op in program.late]
+    lines += _let_lines(program.late)
     lines += fill("residual_jac", program.shapes["residual_jac"], program.values["residual_jac"])
-    lines = [local(line) for line in lines]
     return lines + [
         "% d(qddot)/dx = -M \\ dr/dx, r = M qddot + C qdot + phi + fric - B_u u at fixed qddot and u",
         "Z = R \\ (R' \\ [-residual_jac, B_u]);",

@@ -82,7 +82,7 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
         shape, scalar_texts, constants = scalar.output(name)
         _, batch_texts, _ = batch.output(name)
         outputs[name] = Output(name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants])
-    return Kernel(scalar_lines=scalar.printed.lines, batch_lines=batch.printed.lines, outputs=outputs)
+    return Kernel(scalar_lines=_op_lines(scalar.printed.lines, True), batch_lines=_op_lines(batch.printed.lines, False), outputs=outputs)
 
 
 # --------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
     """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
-        lines = list(program.lines) + _op_lines(program.bindings, scalar)
+        lines = _op_lines(program.lines, scalar) + _op_lines(program.bindings, scalar)
         if program.phased:
             result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
             continue
