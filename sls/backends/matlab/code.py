@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
@@ -161,16 +162,43 @@ def fill(name: str, shape: tuple, values: list) -> list:
     return lines
 
 
-def kernel_body(lowered: lowering.Lowered) -> list:
+@dataclass(frozen=True)
+class Body:
+    """A MATLAB function body after the argument binding: its ``lines``, and the names its expressions read
+    (``reads``: which arguments and parameters need binding)."""
+
+    lines: list[str]
+    reads: frozenset[str]
+
+
+def _reads(ops: list, *arrays: list) -> set[str]:
+    """The names read by the values of ``ops`` (:class:`~sls.lowering.Let`\\ s) and by the texts in ``arrays``."""
+    texts = [op.value for op in ops] + [v for values in arrays for v in values if isinstance(v, str)]
+    return {name for text in texts for name in _IDENTIFIER.findall(text)}
+
+
+def kernel_body(lowered: lowering.Lowered) -> Body:
     """An array function: shared subexpressions, then its one output."""
     (name,) = lowered.outputs
     shape, texts, constants = lowered.output(name)
-    values = [c if c is not None else t for t, c in zip(texts, constants)]
-    return _let_lines(lowered.printed.lines) + fill(name, shape, values)
+    values: list = [c if c is not None else t for t, c in zip(texts, constants)]
+    lines = _let_lines(lowered.printed.lines) + fill(name, shape, values)
+    return Body(lines, frozenset(_reads(lowered.printed.lines, values)))
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
+def wrapper_body(n: int) -> Body:
+    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]``."""
+    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"], frozenset())
+
+
+def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
     """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
+    reads = _reads(program.lines + program.bindings + program.late, *program.values.values())
+    return Body(_solve_lines(name, program, n, m, failure), frozenset(reads))
+
+
+def _solve_lines(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
+    """The lines of :func:`solve_body`."""
     lines = _let_lines(program.lines) + _let_lines(program.bindings)
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
@@ -202,7 +230,43 @@ def quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def function_spec(function: functions.Function, model: Model, names: dict, lines: list) -> dict:
+@dataclass(frozen=True)
+class Param:
+    """A parameter as ``templates/matlab/function.m.j2`` reads it: its ``name``, the name ``quoted``, its MATLAB
+    ``local``, the struct ``field`` holding it, its ``default`` literal (``None``: required) and whether the
+    function reads it (``used``)."""
+
+    name: str
+    quoted: str
+    local: str
+    field: str
+    default: str | None
+    used: bool
+
+
+@dataclass(frozen=True)
+class MatlabSpec:
+    """What ``templates/matlab/function.m.j2`` needs about one generated function."""
+
+    name: str
+    upper: str
+    summary: str
+    arguments: list[str]
+    nargs: int
+    outputs: list[str]
+    result: str
+    shapes: list[str]
+    checks: list[str]
+    params: list[Param]
+    param_list: str
+    param_names: str
+    example: str | None
+    bindings: list[str]
+    body: list[str]
+    wrapper: bool
+
+
+def function_spec(function: functions.Function, model: Model, names: dict, body: Body) -> MatlabSpec:
     """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
@@ -211,7 +275,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
         "u": [s.name for s in model.inputs],
         "qddot": [f"qddot{k}_" for k in range(n)],
     }
-    used = set(_IDENTIFIER.findall("\n".join(line for line in lines if "error(" not in line)))
+    used = body.reads
     bindings = []
     for argument in arguments:
         for k, symbol in enumerate(symbols[argument]):
@@ -222,16 +286,8 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
     for pname, value in model.params.items():
         local_name = names.get(pname, pname)
         field = f"p.{pname}" if pname not in KEYWORDS else f"p.({quoted(pname)})"
-        params.append(
-            {
-                "name": pname,
-                "quoted": quoted(pname),
-                "local": local_name,
-                "field": field,
-                "default": None if value is None else number(float(value)),
-                "used": local_name in used,
-            }
-        )
+        default = None if value is None else number(float(value))
+        params.append(Param(pname, quoted(pname), local_name, field, default, local_name in used))
     outputs = [o for o, _ in function.outputs]
     described = {
         "x": (2 * n, f"state [{', '.join(symbols['x'])}]"),
@@ -241,7 +297,8 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
     checks = []
     for argument in arguments:
         size, what = described[argument]
-        message = quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
+        plural = "s" if size != 1 else ""
+        message = quoted(f"{function.name}: {argument} must be {size} finite number{plural}, the {what}")
         checks.append(f"if ~isnumeric({argument}) || numel({argument}) ~= {size} || ~all(isfinite({argument}(:)))")
         checks.append(f"    error('sls:badArgument', {message});")
         checks.append("end")
@@ -253,24 +310,24 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
     if model.params:
         first = next(iter(model.params))
         example = f"{function.name}({', '.join(arguments)}, struct({quoted(first)}, value))"
-    return {
-        "name": function.name,
-        "upper": function.name.upper(),
-        "summary": function.summary,
-        "arguments": arguments,
-        "nargs": len(arguments),
-        "outputs": outputs,
-        "result": outputs[0] if len(outputs) == 1 else "[" + ", ".join(outputs) + "]",
-        "shapes": shapes,
-        "checks": checks,
-        "params": params,
-        "param_list": ", ".join(quoted(p) for p in model.params),
-        "param_names": ", ".join(model.params) or "none",
-        "example": example,
-        "bindings": bindings,
-        "body": lines,
-        "wrapper": function.uses is not None,
-    }
+    return MatlabSpec(
+        name=function.name,
+        upper=function.name.upper(),
+        summary=function.summary,
+        arguments=arguments,
+        nargs=len(arguments),
+        outputs=outputs,
+        result=outputs[0] if len(outputs) == 1 else "[" + ", ".join(outputs) + "]",
+        shapes=shapes,
+        checks=checks,
+        params=params,
+        param_list=", ".join(quoted(p) for p in model.params),
+        param_names=", ".join(model.params) or "none",
+        example=example,
+        bindings=bindings,
+        body=body.lines,
+        wrapper=function.uses is not None,
+    )
 
 
 def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, lines: list) -> list:
