@@ -157,7 +157,9 @@ class GraphPrinter:
 
     def _mul(self, args: tuple, printed: dict) -> tuple[str, int]:
         g = self.graph
-        sign, numerator, denominator = "", [], []
+        sign = ""
+        numerator: list[str] = []
+        denominator: list[tuple[str, int]] = []
         for a in args:
             if g.is_number(a):  # at most one: the graph folds constants
                 sign, head, tail = self._coefficient(a)
@@ -210,10 +212,10 @@ class GraphPrinter:
             return f"{self.style.integer(1)}/{self._wrap(self._power_text(base, -e, printed), POW)}", MUL
         return self.style.power(self._wrap(printed[base], ATOM), self._wrap(printed[exponent], ATOM))
 
-    def _call(self, func: object, args: tuple, printed: dict) -> tuple[str, int]:
+    def _call(self, func: Any, args: tuple, printed: dict) -> tuple[str, int]:
         return self._template(func, len(args), [printed[a] for a in args])
 
-    def _template(self, func: object, arity: int, items: list) -> tuple[str, int]:
+    def _template(self, func: Any, arity: int, items: list) -> tuple[str, int]:
         key = (func, arity)
         if key not in self._templates:
             placeholders = sympy.symbols(f"_arg0:{arity}", real=True)

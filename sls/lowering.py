@@ -24,12 +24,14 @@ into its language. Output is deterministic: same model → same programs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Union
 
 import sympy
 
 from . import functions
 from .derive import Dynamics, acceleration_symbols, function_arrays
+from .graph import Graph
 from .graph_print import GraphPrinter, Style
 
 # --------------------------------------------------------------------------
@@ -159,7 +161,7 @@ def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = f
     for path in paths:
         lines = [Let(path.local(str(sym)), path.text(expr)) for sym, expr in replacements]
         if path.float_entries:
-            texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float)]
+            texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float or [])]
         else:
             texts = [path.text(e) for e in reduced]
         result.append(Printed(lines, texts, [float(e) if e.is_Number else None for e in reduced]))
@@ -203,9 +205,9 @@ def _cse(exprs: list) -> tuple[list, list]:
 class GraphReducer:
     """The graph route: entries are nodes of one :class:`~sls.graph.Graph`, printed straight from it."""
 
-    def __init__(self, graph: object) -> None:
+    def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self._printers: dict = {}
+        self._printers: dict[int, tuple[Style, GraphPrinter]] = {}
 
     def __call__(self, entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
         """One :class:`Printed` per path; temporaries and entries depending on the symbols ``late``
@@ -325,7 +327,7 @@ def is_name(text: str) -> bool:
     return text.isidentifier()
 
 
-def text_of(value: object) -> str:
+def text_of(value: Value) -> str:
     """A value (float constant or name) as text."""
     return repr(value) if isinstance(value, float) else value
 
@@ -351,7 +353,7 @@ class _Emitter:
         return name
 
     @staticmethod
-    def product(a: object, b: object) -> object:
+    def product(a: Value, b: Value) -> Value:
         if isinstance(a, float) and isinstance(b, float):
             return a * b
         if isinstance(a, float):
@@ -363,7 +365,7 @@ class _Emitter:
         return f"{a}*{b}"
 
     @classmethod
-    def combine(cls, base: object, products: list) -> object:
+    def combine(cls, base: Value, products: list[tuple[Value, Value]]) -> Value:
         """``base − Σ a·b`` over ``products = [(a, b), …]``, folded."""
         constant = base if isinstance(base, float) else 0.0
         terms = [] if isinstance(base, float) else [base]
@@ -384,9 +386,11 @@ class _Emitter:
         return text
 
 
-def _factor(emit: _Emitter, M: list, n: int) -> tuple[dict, list]:
+def _factor(emit: _Emitter, M: list[list[Value]], n: int) -> tuple[dict[tuple[int, int], Value], list[Value]]:
     """Unrolled ``M = L D Lᵀ``; returns ``L`` ((i, j) → value, i > j) and the reciprocal pivots."""
-    L, E, reciprocal = {}, {}, []
+    L: dict[tuple[int, int], Value] = {}
+    E: dict[tuple[int, int], Value] = {}
+    reciprocal: list[Value] = []
     for j in range(n):
         pivot = emit.let(f"_d{j}", emit.combine(M[j][j], [(E[j, k], L[j, k]) for k in range(j)]))
         if isinstance(pivot, float):
@@ -403,13 +407,13 @@ def _factor(emit: _Emitter, M: list, n: int) -> tuple[dict, list]:
     return L, reciprocal
 
 
-def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) -> list:
+def _solve(emit: _Emitter, L: dict[tuple[int, int], Value], reciprocal: list[Value], column: list[Value], tag: str) -> list[Value]:
     """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
     n = len(column)
-    y = []
+    y: list[Value] = []
     for i in range(n):
         y.append(emit.let(f"_y{tag}_{i}", emit.combine(column[i], [(L[i, k], y[k]) for k in range(i)])))
-    z = [None] * n
+    z: list[Value] = [0.0] * n  # each set before it is read
     for i in reversed(range(n)):
         scaled = emit.product(y[i], reciprocal[i])
         z[i] = emit.let(f"_z{tag}_{i}", emit.combine(scaled, [(L[k, i], z[k]) for k in range(i + 1, n)]))
@@ -439,7 +443,7 @@ def _entry_values(
     return values
 
 
-def _negated(value: object) -> object:
+def _negated(value: Value) -> Value:
     """``−value`` for a float constant or a name (then an expression text)."""
     return -value if isinstance(value, float) else f"-{value}"
 
@@ -456,7 +460,7 @@ def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -
     m = len(values["B_u"]) // n if n else 0
     qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
     dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
-    A_rows = [[None] * (2 * n) for _ in range(n)]
+    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
     for l in range(2 * n):
         column = []
         for a in range(n):
@@ -467,7 +471,7 @@ def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -
             column.append(base)
         for a, value in enumerate(_solve(emit, L, reciprocal, column, str(l))):
             A_rows[a][l] = value
-    B_rows = [[None] * m for _ in range(n)]
+    B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
             B_rows[a][j] = value
@@ -480,11 +484,11 @@ def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dic
     n = len(values["rhs"])
     m = len(values["B_u"]) // n if n else 0
     J, B_v = values["residual_jac"], values["B_u"]
-    A_rows = [[None] * (2 * n) for _ in range(n)]
+    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
     for l in range(2 * n):
         for a, value in enumerate(_solve(emit, L, reciprocal, [_negated(J[a * 2 * n + l]) for a in range(n)], str(l))):
             A_rows[a][l] = value
-    B_rows = [[None] * m for _ in range(n)]
+    B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
             B_rows[a][j] = value
@@ -533,12 +537,11 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
             late = p.late_entries[part] if phased else None
             values[key] = _entry_values(_namer(path, key), p.texts[part], p.constants[part], bindings, late, late_bindings)
             start += len(flat)
-        phase = {}
-        if phased:
-            names = path.style.names
-            phase = {"accelerations": [names.get(s.name) or path.local(s.name) for s in late_symbols], "late": list(p.late) + late_bindings}
+        names = path.style.names
+        accelerations = [names.get(s.name) or path.local(s.name) for s in late_symbols]
+        late_ops: list[Op] = list(p.late) + late_bindings if phased else []
         if unroll_max is not None and n > unroll_max:
-            programs.append(SolveProgram(p.lines, bindings, values, shapes, **phase))
+            programs.append(SolveProgram(p.lines, bindings, values, shapes, accelerations=accelerations, late=late_ops))
             continue
         emit = _Emitter(path.local)
         grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
@@ -548,7 +551,7 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
             results = _qddot_steps(emit, values, L, reciprocal)
             steps, emit.ops = emit.ops, []
             results.update(_phased_tail(emit, values, L, reciprocal))
-            programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, steps, results, tail=emit.ops, **phase))
+            programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, steps, results, tail=emit.ops, accelerations=accelerations, late=late_ops))
             continue
         results = _STEPS[name](emit, values, L, reciprocal)
         programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))
@@ -574,7 +577,7 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> 
     function solved at run time (a constrained model's solves); wrappers have no entry."""
     arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
     reduce = reducer(dynamics)
-    result = {}
+    result: dict[str, Callable[[], list] | None] = {}
     for function in functions.for_model(dynamics.model):
         if function.uses:
             continue  # a wrapper: no code of its own
@@ -585,9 +588,7 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> 
         chosen = {key: arrays[key] for key in keys}
         floats = function_floats(dynamics, function)
         if function.solve:
-            result[function.name] = (
-                lambda name=function.name, chosen=chosen, floats=floats: lower_solve(name, chosen, floats, reduce, paths, unroll_max)
-            )
+            result[function.name] = partial(lower_solve, function.name, chosen, floats, reduce, paths, unroll_max)
         else:
-            result[function.name] = lambda chosen=chosen, floats=floats: lower_kernel(chosen, floats, reduce, paths)
+            result[function.name] = partial(lower_kernel, chosen, floats, reduce, paths)
     return result

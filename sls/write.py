@@ -31,7 +31,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # not POSIX
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 from . import __version__, backends
 from .backends.python import HEADER_MARK
@@ -182,9 +182,8 @@ def _put(folder: Path, name: str, text: str | bytes) -> None:
     temporary = target.parent / f"{TEMPORARY_PREFIX}{target.name}-{secrets.token_hex(4)}"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode: 0666 minus the umask
     try:
-        binary = isinstance(text, bytes)
-        with open(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as handle:
-            handle.write(text)
+        with open(fd, "wb") as handle:  # text as UTF-8, newlines as they are
+            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)

@@ -347,7 +347,7 @@ def _fill(target: str, values: list[str]) -> list[Statement]:
     zeros = sum(v == "0.0" for v in values)
     if zeros < 16:
         return [Store(target, k, v) for k, v in enumerate(values)]
-    return [Zeros(target, len(values))] + [Store(target, k, v) for k, v in enumerate(values) if v != "0.0"]
+    return [Zeros(target, len(values)), *(Store(target, k, v) for k, v in enumerate(values) if v != "0.0")]
 
 
 def kernel_body(lowered: lowering.Lowered) -> list[Statement]:

@@ -180,7 +180,7 @@ def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool
     if not program.unrolled:
         return [f"_mass = {assemble['M']}", *numeric, *late, generic]
     lines = ["_factored = True", "try:"]
-    lines += ["    " + line for line in _op_lines(program.factor, scalar)] or ["    pass"]
+    lines += ["    " + line for line in _op_lines(program.factor or [], scalar)] or ["    pass"]
     lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
     solved = _op_lines(program.steps, scalar) + [f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])]
     lines += ["    " + line for line in solved]
