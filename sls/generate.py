@@ -8,9 +8,10 @@ every earlier stage succeeded.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 from . import derive, validate, write
 from . import functions as registry
@@ -44,7 +45,9 @@ def progress_steps(model: Model | None = None, target: str = "python") -> int:
     return len(stages(target)) - 1 + len(registry.built(model)) + built_wrappers
 
 
-def choose(model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None) -> Model:
+def choose(
+    model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None
+) -> Model:
     """``model`` generating only ``functions`` (names of generated functions, a list or a comma-separated
     string) and what they need (:func:`sls.functions.for_model`); ``None`` keeps the model's own choice.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
@@ -207,7 +210,16 @@ def sym_lagrangian_solver(
         The output folder.
     """
     model = model_from_sympy(
-        T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
-        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads,
+        T,
+        V,
+        fric,
+        x,
+        params=params,
+        inputs=inputs,
+        forces=forces,
+        name=name,
+        constraints=constraints,
+        velocity_constraints=velocity_constraints,
+        loads=loads,
     )
     return generate(model, out_dir, simplify=simplify, target=target, functions=functions).out_dir

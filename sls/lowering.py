@@ -23,9 +23,9 @@ into its language. Output is deterministic: same model → same programs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Union
 
 import sympy
 
@@ -103,7 +103,7 @@ class Fail:
 
 
 #: A statement of a lowered program: what a backend turns into a line of its language.
-Op = Union[Let, Check, Fail]
+Op = Let | Check | Fail
 
 
 def _same(name: str) -> str:
@@ -225,7 +225,8 @@ class GraphReducer:
             lines, late_lines, texts = printer[1].phased_program(entries, late_mask)
             if path.float_entries:
                 texts = [
-                    text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, texts, constants)
+                    text if g.deps[e] & mask or c is not None else f"float({text})"
+                    for e, text, c in zip(entries, texts, constants)
                 ]
                 texts = [repr(c) if c is not None else text for text, c in zip(texts, constants)]
             lets = [Let(name, text) for name, text in lines]
@@ -315,7 +316,7 @@ class SolveProgram:
 
 
 #: A value in a solve: a float constant known at generation time, or a name (or arithmetic text) bound at run time.
-Value = Union[float, str]
+Value = float | str
 
 
 def _literal(value: float) -> str:
@@ -407,7 +408,9 @@ def _factor(emit: _Emitter, M: list[list[Value]], n: int) -> tuple[dict[tuple[in
     return L, reciprocal
 
 
-def _solve(emit: _Emitter, L: dict[tuple[int, int], Value], reciprocal: list[Value], column: list[Value], tag: str) -> list[Value]:
+def _solve(
+    emit: _Emitter, L: dict[tuple[int, int], Value], reciprocal: list[Value], column: list[Value], tag: str
+) -> list[Value]:
     """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
     n = len(column)
     y: list[Value] = []
@@ -461,16 +464,16 @@ def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -
     qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
     dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
     A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
-    for l in range(2 * n):
+    for col in range(2 * n):
         column = []
         for a in range(n):
-            base = drhs_v[a * 2 * n + l]
-            if l < n:
-                entry = emit.combine(base, [(dM_v[(a * n + b) * n + l], qddot[b]) for b in range(n)])
-                base = emit.let(f"_c{l}_{a}", entry)
+            base = drhs_v[a * 2 * n + col]
+            if col < n:
+                entry = emit.combine(base, [(dM_v[(a * n + b) * n + col], qddot[b]) for b in range(n)])
+                base = emit.let(f"_c{col}_{a}", entry)
             column.append(base)
-        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(l))):
-            A_rows[a][l] = value
+        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
+            A_rows[a][col] = value
     B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
@@ -485,9 +488,11 @@ def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dic
     m = len(values["B_u"]) // n if n else 0
     J, B_v = values["residual_jac"], values["B_u"]
     A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
-    for l in range(2 * n):
-        for a, value in enumerate(_solve(emit, L, reciprocal, [_negated(J[a * 2 * n + l]) for a in range(n)], str(l))):
-            A_rows[a][l] = value
+    for col in range(2 * n):
+        for a, value in enumerate(
+            _solve(emit, L, reciprocal, [_negated(J[a * 2 * n + col]) for a in range(n)], str(col))
+        ):
+            A_rows[a][col] = value
     B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
@@ -504,7 +509,9 @@ def _namer(path: Path, array: str) -> Callable[[int], str]:
 _STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
 
 
-def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None) -> list:
+def lower_solve(
+    name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None
+) -> list:
     """One :class:`SolveProgram` per path for the solving function ``name``.
 
     ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
@@ -535,7 +542,9 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
         for key, flat in flats.items():
             part = slice(start, start + len(flat))
             late = p.late_entries[part] if phased else None
-            values[key] = _entry_values(_namer(path, key), p.texts[part], p.constants[part], bindings, late, late_bindings)
+            values[key] = _entry_values(
+                _namer(path, key), p.texts[part], p.constants[part], bindings, late, late_bindings
+            )
             start += len(flat)
         names = path.style.names
         accelerations = [names.get(s.name) or path.local(s.name) for s in late_symbols]
@@ -551,7 +560,20 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
             results = _qddot_steps(emit, values, L, reciprocal)
             steps, emit.ops = emit.ops, []
             results.update(_phased_tail(emit, values, L, reciprocal))
-            programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, steps, results, tail=emit.ops, accelerations=accelerations, late=late_ops))
+            programs.append(
+                SolveProgram(
+                    p.lines,
+                    bindings,
+                    values,
+                    shapes,
+                    factor,
+                    steps,
+                    results,
+                    tail=emit.ops,
+                    accelerations=accelerations,
+                    late=late_ops,
+                )
+            )
             continue
         results = _STEPS[name](emit, values, L, reciprocal)
         programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))

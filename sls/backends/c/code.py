@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING
 
 import sympy
 from sympy.printing.c import C99CodePrinter
@@ -125,7 +125,7 @@ class CallQddot:
 
 
 #: A statement of a C function body.
-Statement = Union[Let, Check, Fail, Store, Zeros, CallQddot]
+Statement = Let | Check | Fail | Store | Zeros | CallQddot
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
@@ -184,9 +184,12 @@ def calls(statement: Statement) -> set[str]:
     return set()
 
 
-def _renamed(statement: Statement, rename: Callable[[str], str]) -> Statement:
-    """``statement`` with its expression text's names replaced by ``rename(name)``."""
-    sub = lambda text: _IDENTIFIER.sub(lambda m: rename(m.group(0)), text)  # noqa: E731
+def _renamed(statement: Statement, renames: dict[str, str]) -> Statement:
+    """``statement`` with the names of its expression text replaced as ``renames`` says."""
+
+    def sub(text: str) -> str:
+        return _IDENTIFIER.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
+
     if isinstance(statement, Let):
         return Let(statement.name, sub(statement.value))
     if isinstance(statement, Check):
@@ -322,10 +325,10 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
             active.append(name)
     parts = []
     for c, chunk in enumerate(chunks):
-        imported = {name for name in last if home[name] < c <= last[name]}
+        imported = {name: f"w[{slots[name]}]" for name in last if home[name] < c <= last[name]}
         out: list[Statement] = []
         for statement in chunk:
-            out.append(_renamed(statement, lambda name: f"w[{slots[name]}]" if name in imported else name))
+            out.append(_renamed(statement, imported))
             name = defines(statement)
             if name is not None and name in last:
                 out.append(Store("w", slots[name], name))
@@ -369,7 +372,7 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int) -> lis
     if name == "qddot_fun":
         return statements + _fill("out", [text_of(v) for v in program.results["qddot"]])
     A_rows, B_rows = program.results["A"], program.results["B"]
-    A = [(1.0 if l == n + a else 0.0) if a < n else A_rows[a - n][l] for a in range(2 * n) for l in range(2 * n)]
+    A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
     return statements + _fill("A", [text_of(v) for v in A]) + _fill("B", [text_of(v) for v in B])
 
@@ -448,7 +451,10 @@ def c_context(model: Model, prefix: str, names: dict) -> dict:
         "prefix": prefix,
         "macro": prefix.upper(),
         "renamed": sorted(names.items()),
-        "c_params": [{"name": name, "c": names.get(name, name), "default": None if value is None else repr(float(value))} for name, value in params],
+        "c_params": [
+            {"name": name, "c": names.get(name, name), "default": None if value is None else repr(float(value))}
+            for name, value in params
+        ],
         "required": [name for name, value in params if value is None],
         "c_state": [names.get(s.name, s.name) for s in model.state],
         "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
@@ -578,11 +584,24 @@ def _argument_doc(function: functions.Function, model: Model) -> str:
     lines = []
     for argument in function.arguments:
         size = functions.sizes((argument.size,), n, m)[0]
-        what = {"x": f"state [{', '.join(s.name for s in model.state)}]", "u": f"input [{', '.join(s.name for s in model.inputs)}]"}
-        lines.append(f"{argument.name}: shape ({size},) or (..., {size}), the {what.get(argument.name, 'accelerations')}; leading axes are a batch.")
+        what = {
+            "x": f"state [{', '.join(s.name for s in model.state)}]",
+            "u": f"input [{', '.join(s.name for s in model.inputs)}]",
+        }
+        lines.append(
+            f"{argument.name}: shape ({size},) or (..., {size}), the {what.get(argument.name, 'accelerations')}; "
+            "leading axes are a batch."
+        )
     for name, shape in function.outputs:
         dims = functions.sizes(shape, n, m)
-        lines.append(f"Returns {name}: " + ("a float, or an array of shape (...) for a batch." if not dims else f"shape {dims}, or (...,) + {dims} for a batch."))
+        lines.append(
+            f"Returns {name}: "
+            + (
+                "a float, or an array of shape (...) for a batch."
+                if not dims
+                else f"shape {dims}, or (...,) + {dims} for a batch."
+            )
+        )
     if model.params:
         lines.append("Parameters are keyword arguments (numbers, or arrays broadcast against the batch).")
     return "\n".join(lines)

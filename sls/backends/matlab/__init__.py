@@ -71,8 +71,9 @@ class MatlabBackend(Backend):
 
         state = ", ".join(f"{s.name}=%.6g" for s in model.state)
         failure = (
-            f"error('sls:notPositiveDefinite', "
-            f"{quoted(f'{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
+            "error('sls:notPositiveDefinite', "
+            + quoted(f"{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]")
+            + ", x);"
         )
         return solve_body(function.name, programs[0], model.n, model.m, failure)
 

@@ -305,7 +305,9 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
     shapes = []
     for o, shape in function.outputs:
         dims = functions.sizes(shape, n, m)
-        shapes.append(f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,)))))
+        shapes.append(
+            f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,))))
+        )
     example = None
     if model.params:
         first = next(iter(model.params))

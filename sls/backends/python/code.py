@@ -74,15 +74,20 @@ class Kernel:
     outputs: dict = field(default_factory=dict)
 
 
-
 def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
     """The :class:`Kernel` of an array function from its two lowered paths."""
     outputs = {}
     for name in scalar.outputs:
         shape, scalar_texts, constants = scalar.output(name)
         _, batch_texts, _ = batch.output(name)
-        outputs[name] = Output(name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants])
-    return Kernel(scalar_lines=_op_lines(scalar.printed.lines, True), batch_lines=_op_lines(batch.printed.lines, False), outputs=outputs)
+        outputs[name] = Output(
+            name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants]
+        )
+    return Kernel(
+        scalar_lines=_op_lines(scalar.printed.lines, True),
+        batch_lines=_op_lines(batch.printed.lines, False),
+        outputs=outputs,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -135,7 +140,11 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
         z = results["qddot"]
         if scalar:
             return ["return np.array([" + ", ".join(map(text_of, z)) + "])"]
-        return [f"_out = np.empty(_x.shape[:-1] + ({n},))", *[f"_out[..., {k}] = {text_of(v)}" for k, v in enumerate(z)], "return _out"]
+        return [
+            f"_out = np.empty(_x.shape[:-1] + ({n},))",
+            *[f"_out[..., {k}] = {text_of(v)}" for k, v in enumerate(z)],
+            "return _out",
+        ]
     A_rows, B_rows = results["A"], results["B"]
     top_A = [[1.0 if b == n + a else 0.0 for b in range(2 * n)] for a in range(n)]
     if scalar:
@@ -147,11 +156,15 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
             "    np.array([" + ", ".join(map(text_of, B_flat)) + f"]).reshape({(2 * n, m)}),",
             ")",
         ]
-    lines = ["_batch = _x.shape[:-1]", f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))", f"_A[..., :{n}, {n}:] = np.eye({n})"]
+    lines = [
+        "_batch = _x.shape[:-1]",
+        f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))",
+        f"_A[..., :{n}, {n}:] = np.eye({n})",
+    ]
     for a in range(n):
-        for l in range(2 * n):
-            if A_rows[a][l] != 0.0:
-                lines.append(f"_A[..., {n + a}, {l}] = {text_of(A_rows[a][l])}")
+        for col in range(2 * n):
+            if A_rows[a][col] != 0.0:
+                lines.append(f"_A[..., {n + a}, {col}] = {text_of(A_rows[a][col])}")
     lines.append(f"_B = np.zeros(_batch + ({2 * n}, {m}))")
     for a in range(n):
         for j in range(m):
@@ -182,7 +195,9 @@ def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool
     lines = ["_factored = True", "try:"]
     lines += ["    " + line for line in _op_lines(program.factor or [], scalar)] or ["    pass"]
     lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
-    solved = _op_lines(program.steps, scalar) + [f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])]
+    solved = _op_lines(program.steps, scalar) + [
+        f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])
+    ]
     lines += ["    " + line for line in solved]
     lines += ["else:", f"    _mass = {assemble['M']}", *["    " + line for line in numeric]]
     lines += late
@@ -199,7 +214,11 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
         if program.phased:
             result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
             continue
-        generic = "return _generic(" + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values) + ", _x)"
+        generic = (
+            "return _generic("
+            + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values)
+            + ", _x)"
+        )
         if not program.unrolled:
             lines.append(generic)
         else:
@@ -211,7 +230,9 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
             lines += _op_lines(program.steps, scalar)
             lines += _returns(name, program.results, n, m, scalar)
         result[scalar] = lines
-    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased)
+    return SolverCode(
+        scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased
+    )
 
 
 def _nested(flat: list, shape: tuple) -> str:

@@ -96,7 +96,9 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
     shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
-    returns = "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
+    returns = (
+        "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
+    )
     if name != "tau_fun":
         return PythonSpec(name, summary, "x", returns)
     symbols = [f"_qddot{k}" for k in range(model.n)]
@@ -105,7 +107,11 @@ def function_spec(name: str, model: Model) -> PythonSpec:
 
 
 def render_package(
-    env: jinja2.Environment, model: Model, kernels: dict, simplify: bool = False, method: str = "expanded",
+    env: jinja2.Environment,
+    model: Model,
+    kernels: dict,
+    simplify: bool = False,
+    method: str = "expanded",
     runtime: dict | None = None,
 ) -> dict[str, str]:
     """Render every file of the generated package: file name → source text (``runtime``: the runtime
@@ -129,7 +135,13 @@ def _skeleton(kernels: dict) -> dict:
             result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
         else:
             outputs = {
-                key: Output(name=key, shape=out.shape, scalar=["0.0"] * len(out.scalar), batch=["0.0"] * len(out.batch), zero=[True] * len(out.zero))
+                key: Output(
+                    name=key,
+                    shape=out.shape,
+                    scalar=["0.0"] * len(out.scalar),
+                    batch=["0.0"] * len(out.batch),
+                    zero=[True] * len(out.zero),
+                )
                 for key, out in code.outputs.items()
             }
             result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs)

@@ -113,10 +113,6 @@ BATCH = BatchPrinter()
 
 
 #: The two paths of every Python function: Python floats (one state) and numpy arrays (a batch).
-SCALAR_PATH = lowering.Path(
-    text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), float_entries=True
-)
+SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), float_entries=True)
 BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False))
 PATHS = [SCALAR_PATH, BATCH_PATH]
-
-
