@@ -18,9 +18,12 @@ with them. Output is deterministic: same model → same text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of, unravel
+
+_MATH = re.compile(r"(?<![\w.])math\.")
 
 
 @dataclass(frozen=True)
@@ -66,12 +69,14 @@ class Kernel:
     """Printed code of one generated function's symbolic part.
 
     ``scalar_lines``/``batch_lines`` assign the common subexpressions;
-    ``outputs`` maps output names to :class:`Output`.
+    ``outputs`` maps output names to :class:`Output`; ``uses_math``: the
+    scalar path calls :mod:`math` (the module imports it only then).
     """
 
     scalar_lines: list
     batch_lines: list
     outputs: dict = field(default_factory=dict)
+    uses_math: bool = True
 
 
 def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
@@ -83,11 +88,19 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
         outputs[name] = Output(
             name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants]
         )
+    scalar_lines = _op_lines(scalar.printed.lines, True)
+    texts = scalar_lines + [text for output in outputs.values() for text in output.scalar]
     return Kernel(
-        scalar_lines=_op_lines(scalar.printed.lines, True),
+        scalar_lines=scalar_lines,
         batch_lines=_op_lines(batch.printed.lines, False),
         outputs=outputs,
+        uses_math=uses_math(texts),
     )
+
+
+def uses_math(texts: list[str]) -> bool:
+    """True when the scalar path's ``texts`` call a :mod:`math` function (``math.sin(...)``)."""
+    return any(_MATH.search(text) for text in texts)
 
 
 # --------------------------------------------------------------------------
@@ -104,13 +117,16 @@ class SolverCode:
     not positive definite) raises ``_NotPositiveDefinite``, caught in the
     same lines, which then hand the assembled arrays to the module's
     ``_generic`` (numpy's Cholesky and solve, raising ``LinAlgError`` naming
-    the state).
+    the state). ``uses_math``: the scalar lines call :mod:`math`;
+    ``raises``: they raise or catch ``_NotPositiveDefinite``.
     """
 
     scalar_lines: list
     batch_lines: list
     unrolled: bool
     phased: bool = False
+    uses_math: bool = True
+    raises: bool = True
 
 
 def _assemble(values: list, shape: tuple, scalar: bool) -> str:
@@ -231,7 +247,13 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
             lines += _returns(name, program.results, n, m, scalar)
         result[scalar] = lines
     return SolverCode(
-        scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased
+        scalar_lines=result[True],
+        batch_lines=result[False],
+        unrolled=programs[0].unrolled,
+        phased=programs[0].phased,
+        uses_math=uses_math(result[True]),
+        # a phased program always catches the failure of its factorization; another only when it has one
+        raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
     )
 
 

@@ -132,7 +132,13 @@ def _skeleton(kernels: dict) -> dict:
         if code is None:
             result[name] = None
         elif isinstance(code, SolverCode):
-            result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
+            result[name] = SolverCode(
+                scalar_lines=["pass"],
+                batch_lines=["return None"],
+                unrolled=code.unrolled,
+                uses_math=code.uses_math,
+                raises=code.raises,
+            )
         else:
             outputs = {
                 key: Output(
@@ -144,7 +150,7 @@ def _skeleton(kernels: dict) -> dict:
                 )
                 for key, out in code.outputs.items()
             }
-            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs)
+            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math)
     return result
 
 
