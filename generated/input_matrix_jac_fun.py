@@ -8,8 +8,6 @@ State x = [x1, x2, x3, x4] (q first, then q-dot).
 Parameters (keyword arguments of every function): m1=0.1, m2=0.1, l1=1.0, l2=1.0, g=1.0, beta=1.0.
 """
 
-import math
-
 import numpy as np
 
 from . import _runtime

@@ -19,6 +19,18 @@ from .backends.python.printer import (
 )
 
 __all__ = [
-    "BATCH", "BATCH_PATH", "PATHS", "SCALAR", "SCALAR_PATH", "UNROLL_MAX", "BatchPrinter", "Kernel", "Output",
-    "ScalarPrinter", "SolverCode", "build_kernel", "kernels", "solver_code",
+    "BATCH",
+    "BATCH_PATH",
+    "PATHS",
+    "SCALAR",
+    "SCALAR_PATH",
+    "UNROLL_MAX",
+    "BatchPrinter",
+    "Kernel",
+    "Output",
+    "ScalarPrinter",
+    "SolverCode",
+    "build_kernel",
+    "kernels",
+    "solver_code",
 ]

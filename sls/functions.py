@@ -10,8 +10,9 @@ both take names, argument lists, shapes and docs from here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from .model import Model
@@ -76,20 +77,32 @@ def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple 
 FUNCTIONS = (
     _array("M_fun", "Mass matrix M(q) = d2T/dqdot2 (symmetric positive definite).", "M", ("n", "n")),
     _array(
-        "M_jac_fun", "Jacobian of the mass matrix: M_jac[:, :, i] = dM/dx_i (zero for the qdot half).", "M_jac", ("n", "n", "2n")
+        "M_jac_fun",
+        "Jacobian of the mass matrix: M_jac[:, :, i] = dM/dx_i (zero for the qdot half).",
+        "M_jac",
+        ("n", "n", "2n"),
     ),
     _array(
-        "C_fun", "Coriolis matrix C(q, qdot), C_kj = sum_i c_ijk qdot_i with the Christoffel symbols c_ijk.", "C", ("n", "n")
+        "C_fun",
+        "Coriolis matrix C(q, qdot), C_kj = sum_i c_ijk qdot_i with the Christoffel symbols c_ijk.",
+        "C",
+        ("n", "n"),
     ),
     _array("C_jac_fun", "Jacobian of the Coriolis matrix: C_jac[:, :, i] = dC/dx_i.", "C_jac", ("n", "n", "2n")),
     _array("phi_fun", "Potential forces phi(q) = dV/dq.", "phi", ("n",)),
     _array("phi_jac_fun", "Jacobian of the potential forces: phi_jac[:, i] = dphi/dx_i.", "phi_jac", ("n", "2n")),
     _array(
-        "fric_fun", "Friction forces fric(q, qdot) (left-hand side: M qddot + C qdot + phi = B_u u - fric).", "fric", ("n",)
+        "fric_fun",
+        "Friction forces fric(q, qdot) (left-hand side: M qddot + C qdot + phi = B_u u - fric).",
+        "fric",
+        ("n",),
     ),
     _array("fric_jac_fun", "Jacobian of the friction forces: fric_jac[:, i] = dfric/dx_i.", "fric_jac", ("n", "2n")),
     _array(
-        "input_matrix_fun", "Input matrix B_u(x) = d(forces)/du (the identity for a fully actuated model).", "B_u", ("n", "m")
+        "input_matrix_fun",
+        "Input matrix B_u(x) = d(forces)/du (the identity for a fully actuated model).",
+        "B_u",
+        ("n", "m"),
     ),
     _array(
         "input_matrix_jac_fun",
@@ -154,11 +167,20 @@ CONSTRAINT_FUNCTIONS = (
         "bias",
         ("k",),
     ),
-    _array("constraint_bias_jac_fun", "Jacobian of the constraint bias: constraint_bias_jac[:, i] = dg/dx_i.", "bias_jac", ("k", "2n")),
+    _array(
+        "constraint_bias_jac_fun",
+        "Jacobian of the constraint bias: constraint_bias_jac[:, i] = dg/dx_i.",
+        "bias_jac",
+        ("k", "2n"),
+    ),
 )
 #: The constraint forces' multipliers of a constrained model (solved at run time).
 MULTIPLIERS = Function(
-    "multipliers_fun", "Constraint multipliers lambda (M qddot + ... = B_u u - fric + A' lambda).", (STATE, INPUT), (("lambda", ("k",)),), (),
+    "multipliers_fun",
+    "Constraint multipliers lambda (M qddot + ... = B_u u - fric + A' lambda).",
+    (STATE, INPUT),
+    (("lambda", ("k",)),),
+    (),
     numeric=True,
 )
 
@@ -190,8 +212,19 @@ def for_model(model: Model) -> tuple:
 
 #: What a constrained model's run-time solves (``_constrained.py``) call.
 CONSTRAINED_NEEDS = (
-    "M_fun", "M_jac_fun", "C_fun", "C_jac_fun", "phi_jac_fun", "fric_jac_fun", "input_matrix_fun", "input_matrix_jac_fun",
-    "tau_fun", "constraint_jac_fun", "constraint_jac_jac_fun", "constraint_bias_fun", "constraint_bias_jac_fun",
+    "M_fun",
+    "M_jac_fun",
+    "C_fun",
+    "C_jac_fun",
+    "phi_jac_fun",
+    "fric_jac_fun",
+    "input_matrix_fun",
+    "input_matrix_jac_fun",
+    "tau_fun",
+    "constraint_jac_fun",
+    "constraint_jac_jac_fun",
+    "constraint_bias_fun",
+    "constraint_bias_jac_fun",
 )
 
 
@@ -212,7 +245,9 @@ def needed(full: tuple, chosen: Sequence[str]) -> set:
     return keep
 
 
-def check(model: Model, chosen: Sequence[str] | str, where: str = "functions", error: type | None = None) -> tuple | None:
+def check(
+    model: Model, chosen: Sequence[str] | str, where: str = "functions", error: type | None = None
+) -> tuple | None:
     """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
     ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
@@ -224,9 +259,13 @@ def check(model: Model, chosen: Sequence[str] | str, where: str = "functions", e
     for name in names:
         if not isinstance(name, str) or name not in valid:
             shown = f"'{name}'" if isinstance(name, str) and name else repr(name)
-            raise (error or ModelError)(f"{where}: unknown function {shown}; the generated functions are: {', '.join(valid)}")
+            raise (error or ModelError)(
+                f"{where}: unknown function {shown}; the generated functions are: {', '.join(valid)}"
+            )
     if not names:
-        raise (error or ModelError)(f"{where}: name at least one function; the generated functions are: {', '.join(valid)}")
+        raise (error or ModelError)(
+            f"{where}: name at least one function; the generated functions are: {', '.join(valid)}"
+        )
     ordered = tuple(name for name in valid if name in set(names))
     return None if needed(full, ordered) == set(valid) else ordered
 

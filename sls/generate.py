@@ -8,15 +8,18 @@ every earlier stage succeeded.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TypeVar
 
 from . import derive, validate, write
 from . import functions as registry
 from .backends import Backend, backend
 from .errors import ModelError, SlsError, brief
 from .model import Model, model_from_sympy, with_ranges
+
+T = TypeVar("T")
 
 try:
     from sympy.printing.codeprinter import PrintMethodNotImplementedError
@@ -33,14 +36,18 @@ def stages(target: str = "python") -> tuple:
     return STAGES[:-1] + ("compile",) + STAGES[-1:] if backend(target).compiles else STAGES
 
 
-def progress_steps(model: object = None, target: str = "python") -> int:
+def progress_steps(model: Model | None = None, target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
-    wrappers = [f for f in registry.for_model(model) if f.uses] if model is not None else []
+    if model is None:  # every function of an unconstrained model
+        return len(stages(target)) - 1 + sum(f.uses is None for f in registry.FUNCTIONS)
+    wrappers = [f for f in registry.for_model(model) if f.uses]
     built_wrappers = sum(backend(target).wrapper(f, model) is not None for f in wrappers)  # C, MATLAB: xdot_fun
     return len(stages(target)) - 1 + len(registry.built(model)) + built_wrappers
 
 
-def choose(model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None) -> Model:
+def choose(
+    model: Model, functions: Sequence[str] | str | None, where: str = "functions", error: type | None = None
+) -> Model:
     """``model`` generating only ``functions`` (names of generated functions, a list or a comma-separated
     string) and what they need (:func:`sls.functions.for_model`); ``None`` keeps the model's own choice.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
@@ -111,7 +118,7 @@ def generate(
     write.check_target(out_dir, chosen.file_names(model))
     report = Report(out_dir=out_dir)
 
-    def stage(name: str, action: Callable[[], object]) -> object:
+    def stage(name: str, action: Callable[[], T]) -> T:
         start = time.perf_counter()
         result = action()
         report.timings[name] = time.perf_counter() - start
@@ -126,7 +133,7 @@ def generate(
         kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
         files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
     except SlsError as exc:  # a model file's errors start with its name
-        if getattr(model, "file", None) and not str(exc).startswith(model.file):
+        if model.file and not str(exc).startswith(model.file):
             raise type(exc)(f"{model.file}: {exc}") from None
         raise
     if chosen.compiles:
@@ -214,7 +221,17 @@ def sym_lagrangian_solver(
         The output folder.
     """
     model = model_from_sympy(
-        T, V, fric, x, params=params, inputs=inputs, forces=forces, name=name,
-        constraints=constraints, velocity_constraints=velocity_constraints, loads=loads, ranges=ranges,
+        T,
+        V,
+        fric,
+        x,
+        params=params,
+        inputs=inputs,
+        forces=forces,
+        name=name,
+        constraints=constraints,
+        velocity_constraints=velocity_constraints,
+        loads=loads,
+        ranges=ranges,
     )
     return generate(model, out_dir, simplify=simplify, target=target, functions=functions).out_dir

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any
 
 import sympy
 
@@ -38,8 +39,8 @@ def _python_power(base: str, exponent: str) -> tuple[str, int]:
     return f"{base}**{exponent}", POW
 
 
-def _python_assign(name: str, text: str) -> str:
-    return f"{name} = {text}"
+def _same(name: str) -> str:
+    return name
 
 
 @dataclass(frozen=True)
@@ -52,17 +53,18 @@ class Style:
     ``power(base, exponent)`` gives ``(text, precedence)`` of a power whose
     operands are printed atoms (Python ``base**exponent``, C ``pow(...)``);
     ``integer(k)`` prints an integer literal (C prints ``2.0``, so no division
-    is an integer division); ``assign(name, text)`` is a temporary's line;
-    ``names`` renames symbols (a backend's reserved names).
+    is an integer division); ``names`` renames symbols (a backend's reserved
+    names); ``local(name)`` is how a generated local (``_g0``, ``_qddot1``)
+    reads (MATLAB names cannot start with ``_``: ``g0_``).
     """
 
-    printer: object
+    printer: Any
     module: str
     scalar: bool
-    power: Callable = _python_power
-    integer: Callable = str
-    assign: Callable = _python_assign
-    names: dict = field(default_factory=dict)
+    power: Callable[[str, str], tuple[str, int]] = _python_power
+    integer: Callable[[int], str] = str
+    names: dict[str, str] = field(default_factory=dict)
+    local: Callable[[str], str] = _same
 
 
 class GraphPrinter:
@@ -71,39 +73,41 @@ class GraphPrinter:
     def __init__(self, graph: Graph, style: Style) -> None:
         self.graph = graph
         self.style = style
-        self._templates: dict = {}
+        self._templates: dict[tuple[Any, int], tuple[str, list[str], bool]] = {}
         self._coefficients: dict = {}
 
-    def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list, list]:
-        """``(lines, texts)``: assignments of the shared temporaries, and each output's text."""
-        lines, late, texts = self.phased_program(outputs, 0, prefix)
-        return lines, texts
+    def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list[str], list[str]]:
+        """``(lines, texts)``: Python assignments of the shared temporaries, and each output's text
+        (a convenience to check the printer; the lowering reads :meth:`phased_program`)."""
+        temporaries, _, texts = self.phased_program(outputs, 0, prefix)
+        return [f"{name} = {text}" for name, text in temporaries], texts
 
-    def phased_program(self, outputs: Sequence[int], late_mask: int, prefix: str = "_g") -> tuple[list, list, list]:
-        """``(lines, late, texts)``: like :meth:`program`, with the temporaries depending on the symbols of
-        ``late_mask`` (a :meth:`~sls.graph.Graph.mask`) kept apart as ``late``, ``(name, text)`` pairs in
-        evaluation order, to be bound once those symbols have values; ``lines`` never read them."""
+    def phased_program(
+        self, outputs: Sequence[int], late_mask: int, prefix: str = "_g"
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
+        """``(temporaries, late, texts)``: the shared temporaries as ``(name, text)`` pairs in evaluation
+        order, each output's text, and apart from them (``late``) the temporaries depending on the symbols
+        of ``late_mask`` (a :meth:`~sls.graph.Graph.mask`), to be bound once those symbols have values;
+        ``temporaries`` never read them."""
         g = self.graph
         order = g.reachable(outputs)
         uses: Counter = Counter(outputs)
         for node in order:
             for a in g.args[node]:
                 uses[a] += 1
-        printed: dict = {}
-        depth: dict = {}
-        lines, late = [], []
+        printed: dict[int, tuple[str, int]] = {}
+        depth: dict[int, int] = {}
+        lines: list[tuple[str, str]] = []
+        late: list[tuple[str, str]] = []
         count = 0
         for node in order:
             text, prec = self._node(node, printed)
             kind = g.kind[node]
             d = 0 if kind in ("sym", "num") else 1 + max((depth[a] for a in g.args[node]), default=0)
             if kind not in ("sym", "num") and (uses[node] > 1 or d > MAX_INLINE_DEPTH):
-                name = f"{prefix}{count}"
+                name = self.style.local(f"{prefix}{count}")
                 count += 1
-                if g.deps[node] & late_mask:
-                    late.append((name, text))
-                else:
-                    lines.append(self.style.assign(name, text))
+                (late if g.deps[node] & late_mask else lines).append((name, text))
                 text, prec, d = name, ATOM, 0
             printed[node] = (text, prec)
             depth[node] = d
@@ -127,7 +131,7 @@ class GraphPrinter:
         kind, args = g.kind[node], g.args[node]
         if kind == "sym":
             name = g.payload[node].name
-            return self.style.names.get(name, name), ATOM
+            return self.style.names.get(name) or self.style.local(name), ATOM
         if kind == "num":
             return self._number(g.payload[node])
         if kind == "add":
@@ -154,7 +158,9 @@ class GraphPrinter:
 
     def _mul(self, args: tuple, printed: dict) -> tuple[str, int]:
         g = self.graph
-        sign, numerator, denominator = "", [], []
+        sign = ""
+        numerator: list[str] = []
+        denominator: list[tuple[str, int]] = []
         for a in args:
             if g.is_number(a):  # at most one: the graph folds constants
                 sign, head, tail = self._coefficient(a)
@@ -207,19 +213,21 @@ class GraphPrinter:
             return f"{self.style.integer(1)}/{self._wrap(self._power_text(base, -e, printed), POW)}", MUL
         return self.style.power(self._wrap(printed[base], ATOM), self._wrap(printed[exponent], ATOM))
 
-    def _call(self, func: object, args: tuple, printed: dict) -> tuple[str, int]:
+    def _call(self, func: Any, args: tuple, printed: dict) -> tuple[str, int]:
         return self._template(func, len(args), [printed[a] for a in args])
 
-    def _template(self, func: object, arity: int, items: list) -> tuple[str, int]:
+    def _template(self, func: Any, arity: int, items: list) -> tuple[str, int]:
         key = (func, arity)
         if key not in self._templates:
             placeholders = sympy.symbols(f"_arg0:{arity}", real=True)
             text = self.style.printer.doprint(func(*placeholders))
+            marks = [self.style.printer.doprint(p) for p in placeholders]  # as the printer names them
             atomic = bool(_CALL.match(text)) and _closes_at_end(text)
-            self._templates[key] = (text, atomic)
-        text, atomic = self._templates[key]
+            self._templates[key] = (text, marks, atomic)
+        text, marks, atomic = self._templates[key]
         for k in reversed(range(arity)):  # _arg10 before _arg1
-            text = text.replace(f"_arg{k}", self._wrap(items[k], ATOM) if not _is_sole_argument(text, k) else items[k][0])
+            mark = marks[k]
+            text = text.replace(mark, self._wrap(items[k], ATOM) if not _is_sole_argument(text, mark) else items[k][0])
         return text, ATOM if atomic else LOW
 
 
@@ -234,6 +242,6 @@ def _closes_at_end(text: str) -> bool:
     return False
 
 
-def _is_sole_argument(template: str, k: int) -> bool:
-    """True when ``_arg{k}`` stands alone between a call's delimiters (no parentheses needed)."""
-    return re.search(rf"[(,] ?_arg{k}(?=[,)])", template) is not None and template.count(f"_arg{k}") == 1
+def _is_sole_argument(template: str, mark: str) -> bool:
+    """True when the placeholder ``mark`` stands alone between a call's delimiters (no parentheses needed)."""
+    return re.search(rf"[(,] ?{re.escape(mark)}(?=[,)])", template) is not None and template.count(mark) == 1

@@ -23,13 +23,15 @@ into its language. Output is deterministic: same model → same programs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import partial
 
 import sympy
 
 from . import functions
 from .derive import Dynamics, acceleration_symbols, function_arrays
+from .graph import Graph
 from .graph_print import GraphPrinter, Style
 
 # --------------------------------------------------------------------------
@@ -80,38 +82,69 @@ def default_prefix(array: str) -> str:
 
 
 @dataclass(frozen=True)
+class Let:
+    """Bind ``value`` (an expression printed by a path, or an arithmetic text over names and float literals)
+    to ``name``: a temporary, an entry or a step of a solve. The backend writes the binding."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """The pivot ``pivot`` must be positive; otherwise ``M`` is not positive definite."""
+
+    pivot: str
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A pivot is ≤ 0 whatever the state: ``M`` is never positive definite."""
+
+
+#: A statement of a lowered program: what a backend turns into a line of its language.
+Op = Let | Check | Fail
+
+
+def _same(name: str) -> str:
+    return name
+
+
+@dataclass(frozen=True)
 class Path:
     """How one code path of a backend prints.
 
     ``text`` prints a sympy expression (the expanded route), ``style`` how
-    the graph prints (the graph route), ``assign(name, text)`` is the line
-    binding a temporary. With ``float_entries`` (Python floats), an entry
-    that depends on no state or input is printed as ``float(...)`` and
-    numbers as float literals, so every returned entry is a float whatever
-    the parameters' types. ``prefix(array)`` names an array's bound entries.
+    the graph prints (the graph route). With ``float_entries`` (Python
+    floats), an entry that depends on no state or input is printed as
+    ``float(...)`` and numbers as float literals, so every returned entry is
+    a float whatever the parameters' types. ``prefix(array)`` names an
+    array's bound entries, ``local(name)`` how a generated local reads (the
+    ``text`` printer and ``style`` name them the same way).
     """
 
-    text: Callable
+    text: Callable[[sympy.Expr], str]
     style: Style
-    assign: Callable
     float_entries: bool = False
-    prefix: Callable = default_prefix
+    prefix: Callable[[str], str] = default_prefix
+    local: Callable[[str], str] = _same
 
 
 @dataclass(frozen=True)
 class Printed:
     """A set of entries reduced together and printed for one path.
 
-    ``lines`` bind the shared temporaries; ``texts`` hold each entry's text;
-    ``constants`` holds an entry's value where it is a number known at
-    generation time, else ``None``.
+    ``lines`` bind the shared temporaries (:class:`Let`\\ s, in evaluation
+    order); ``texts`` hold each entry's text; ``constants`` holds an entry's
+    value where it is a number known at generation time, else ``None``.
+    ``late`` and ``late_entries``: see :class:`GraphReducer`.
     """
 
-    lines: list
-    texts: list
-    constants: list
-    late: list = field(default_factory=list)
-    late_entries: list = field(default_factory=list)
+    lines: list[Let]
+    texts: list[str]
+    constants: list[float | None]
+    late: list[Let] = field(default_factory=list)
+    late_entries: list[bool] = field(default_factory=list)
 
 
 def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
@@ -126,9 +159,9 @@ def print_cse(entries: list, floats: frozenset, paths: list, late: frozenset = f
     is_float = _float_flags(replacements, reduced, floats) if any(p.float_entries for p in paths) else None
     result = []
     for path in paths:
-        lines = [path.assign(str(sym), path.text(expr)) for sym, expr in replacements]
+        lines = [Let(path.local(str(sym)), path.text(expr)) for sym, expr in replacements]
         if path.float_entries:
-            texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float)]
+            texts = [_float_entry(path, e, f) for e, f in zip(reduced, is_float or [])]
         else:
             texts = [path.text(e) for e in reduced]
         result.append(Printed(lines, texts, [float(e) if e.is_Number else None for e in reduced]))
@@ -172,9 +205,9 @@ def _cse(exprs: list) -> tuple[list, list]:
 class GraphReducer:
     """The graph route: entries are nodes of one :class:`~sls.graph.Graph`, printed straight from it."""
 
-    def __init__(self, graph: object) -> None:
+    def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self._printers: dict = {}
+        self._printers: dict[int, tuple[Style, GraphPrinter]] = {}
 
     def __call__(self, entries: list, floats: frozenset, paths: list, late: frozenset = frozenset()) -> list:
         """One :class:`Printed` per path; temporaries and entries depending on the symbols ``late``
@@ -192,10 +225,12 @@ class GraphReducer:
             lines, late_lines, texts = printer[1].phased_program(entries, late_mask)
             if path.float_entries:
                 texts = [
-                    text if g.deps[e] & mask or c is not None else f"float({text})" for e, text, c in zip(entries, texts, constants)
+                    text if g.deps[e] & mask or c is not None else f"float({text})"
+                    for e, text, c in zip(entries, texts, constants)
                 ]
                 texts = [repr(c) if c is not None else text for text, c in zip(texts, constants)]
-            result.append(Printed(lines, texts, constants, [Let(name, text) for name, text in late_lines], late_entries))
+            lets = [Let(name, text) for name, text in lines]
+            result.append(Printed(lets, texts, constants, [Let(name, text) for name, text in late_lines], late_entries))
         return result
 
 
@@ -235,26 +270,6 @@ def lower_kernel(arrays: dict, floats: frozenset, reduce: Callable, paths: list)
 
 # --------------------------------------------------------------------------
 # the unrolled solve
-
-
-@dataclass(frozen=True)
-class Let:
-    """Bind ``value`` (an arithmetic text over names and float literals) to ``name``."""
-
-    name: str
-    value: str
-
-
-@dataclass(frozen=True)
-class Check:
-    """The pivot ``pivot`` must be positive; otherwise ``M`` is not positive definite."""
-
-    pivot: str
-
-
-@dataclass(frozen=True)
-class Fail:
-    """A pivot is ≤ 0 whatever the state: ``M`` is never positive definite."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +315,10 @@ class SolveProgram:
         return self.factor is not None
 
 
+#: A value in a solve: a float constant known at generation time, or a name (or arithmetic text) bound at run time.
+Value = float | str
+
+
 def _literal(value: float) -> str:
     return repr(value) if value >= 0 else f"({value!r})"
 
@@ -309,7 +328,7 @@ def is_name(text: str) -> bool:
     return text.isidentifier()
 
 
-def text_of(value: object) -> str:
+def text_of(value: Value) -> str:
     """A value (float constant or name) as text."""
     return repr(value) if isinstance(value, float) else value
 
@@ -321,18 +340,21 @@ class _Emitter:
     with ``1`` are the other factor, constants combine.
     """
 
-    def __init__(self) -> None:
-        self.ops: list = []
+    def __init__(self, local: Callable[[str], str] = _same) -> None:
+        self.ops: list[Op] = []
+        self.local = local
 
-    def let(self, name: str, value: object) -> object:
-        """Bind ``value`` (a constant, a name or an expression text) and return what stands for it."""
+    def let(self, name: str, value: Value) -> Value:
+        """Bind ``value`` (a constant, a name or an expression text) to the local ``name`` and return what
+        stands for it."""
         if isinstance(value, float) or is_name(value):
             return value
+        name = self.local(name)
         self.ops.append(Let(name, value))
         return name
 
     @staticmethod
-    def product(a: object, b: object) -> object:
+    def product(a: Value, b: Value) -> Value:
         if isinstance(a, float) and isinstance(b, float):
             return a * b
         if isinstance(a, float):
@@ -344,7 +366,7 @@ class _Emitter:
         return f"{a}*{b}"
 
     @classmethod
-    def combine(cls, base: object, products: list) -> object:
+    def combine(cls, base: Value, products: list[tuple[Value, Value]]) -> Value:
         """``base − Σ a·b`` over ``products = [(a, b), …]``, folded."""
         constant = base if isinstance(base, float) else 0.0
         terms = [] if isinstance(base, float) else [base]
@@ -365,9 +387,11 @@ class _Emitter:
         return text
 
 
-def _factor(emit: _Emitter, M: list, n: int) -> tuple[dict, list]:
+def _factor(emit: _Emitter, M: list[list[Value]], n: int) -> tuple[dict[tuple[int, int], Value], list[Value]]:
     """Unrolled ``M = L D Lᵀ``; returns ``L`` ((i, j) → value, i > j) and the reciprocal pivots."""
-    L, E, reciprocal = {}, {}, []
+    L: dict[tuple[int, int], Value] = {}
+    E: dict[tuple[int, int], Value] = {}
+    reciprocal: list[Value] = []
     for j in range(n):
         pivot = emit.let(f"_d{j}", emit.combine(M[j][j], [(E[j, k], L[j, k]) for k in range(j)]))
         if isinstance(pivot, float):
@@ -384,34 +408,45 @@ def _factor(emit: _Emitter, M: list, n: int) -> tuple[dict, list]:
     return L, reciprocal
 
 
-def _solve(emit: _Emitter, L: dict, reciprocal: list, column: list, tag: str) -> list:
+def _solve(
+    emit: _Emitter, L: dict[tuple[int, int], Value], reciprocal: list[Value], column: list[Value], tag: str
+) -> list[Value]:
     """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
     n = len(column)
-    y = []
+    y: list[Value] = []
     for i in range(n):
         y.append(emit.let(f"_y{tag}_{i}", emit.combine(column[i], [(L[i, k], y[k]) for k in range(i)])))
-    z = [None] * n
+    z: list[Value] = [0.0] * n  # each set before it is read
     for i in reversed(range(n)):
         scaled = emit.product(y[i], reciprocal[i])
         z[i] = emit.let(f"_z{tag}_{i}", emit.combine(scaled, [(L[k, i], z[k]) for k in range(i + 1, n)]))
     return z
 
 
-def _entry_values(prefix: str, texts: list, constants: list, bindings: list, late: list | None = None, late_bindings: list | None = None) -> list:
-    """Bind printed entries to names (or float constants) for the solver; entries flagged in ``late`` go to ``late_bindings``."""
-    values = []
+def _entry_values(
+    name: Callable[[int], str],
+    texts: list[str],
+    constants: list[float | None],
+    bindings: list[Op],
+    late: list[bool] | None = None,
+    late_bindings: list[Op] | None = None,
+) -> list[Value]:
+    """Bind printed entries to names (``name(k)`` for entry ``k``) or float constants for the solver; entries
+    flagged in ``late`` go to ``late_bindings``."""
+    values: list[Value] = []
     for k, (text, constant) in enumerate(zip(texts, constants)):
         if constant is not None:
             values.append(constant)
         elif is_name(text):
             values.append(text)
         else:
-            (late_bindings if late is not None and late[k] else bindings).append(Let(f"{prefix}{k}", text))
-            values.append(f"{prefix}{k}")
+            chosen = late_bindings if late is not None and late_bindings is not None and late[k] else bindings
+            chosen.append(Let(name(k), text))
+            values.append(name(k))
     return values
 
 
-def _negated(value: object) -> object:
+def _negated(value: Value) -> Value:
     """``−value`` for a float constant or a name (then an expression text)."""
     return -value if isinstance(value, float) else f"-{value}"
 
@@ -428,18 +463,18 @@ def _linearized_steps(emit: _Emitter, values: dict, L: dict, reciprocal: list) -
     m = len(values["B_u"]) // n if n else 0
     qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
     dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
-    A_rows = [[None] * (2 * n) for _ in range(n)]
-    for l in range(2 * n):
+    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
+    for col in range(2 * n):
         column = []
         for a in range(n):
-            base = drhs_v[a * 2 * n + l]
-            if l < n:
-                entry = emit.combine(base, [(dM_v[(a * n + b) * n + l], qddot[b]) for b in range(n)])
-                base = emit.let(f"_c{l}_{a}", entry)
+            base = drhs_v[a * 2 * n + col]
+            if col < n:
+                entry = emit.combine(base, [(dM_v[(a * n + b) * n + col], qddot[b]) for b in range(n)])
+                base = emit.let(f"_c{col}_{a}", entry)
             column.append(base)
-        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(l))):
-            A_rows[a][l] = value
-    B_rows = [[None] * m for _ in range(n)]
+        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
+            A_rows[a][col] = value
+    B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
             B_rows[a][j] = value
@@ -452,21 +487,31 @@ def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dic
     n = len(values["rhs"])
     m = len(values["B_u"]) // n if n else 0
     J, B_v = values["residual_jac"], values["B_u"]
-    A_rows = [[None] * (2 * n) for _ in range(n)]
-    for l in range(2 * n):
-        for a, value in enumerate(_solve(emit, L, reciprocal, [_negated(J[a * 2 * n + l]) for a in range(n)], str(l))):
-            A_rows[a][l] = value
-    B_rows = [[None] * m for _ in range(n)]
+    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
+    for col in range(2 * n):
+        for a, value in enumerate(
+            _solve(emit, L, reciprocal, [_negated(J[a * 2 * n + col]) for a in range(n)], str(col))
+        ):
+            A_rows[a][col] = value
+    B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
         for a, value in enumerate(_solve(emit, L, reciprocal, [B_v[a * m + j] for a in range(n)], f"b{j}")):
             B_rows[a][j] = value
     return {"A": A_rows, "B": B_rows}
 
 
+def _namer(path: Path, array: str) -> Callable[[int], str]:
+    """The names of an array's bound entries on ``path`` (``_M0``, ``_M1``, …)."""
+    prefix = path.prefix(array)
+    return lambda k: path.local(f"{prefix}{k}")
+
+
 _STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
 
 
-def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None) -> list:
+def lower_solve(
+    name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None
+) -> list:
     """One :class:`SolveProgram` per path for the solving function ``name``.
 
     ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
@@ -491,22 +536,23 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
         bindings: list = []
         late_bindings: list = []
         start = len(upper)
-        m_values = _entry_values(path.prefix("M"), p.texts[:start], p.constants[:start], bindings)
+        m_values = _entry_values(_namer(path, "M"), p.texts[:start], p.constants[:start], bindings)
         m_map = dict(zip(upper, m_values))
         values = {"M": [m_map[min(a, b), max(a, b)] for a in range(n) for b in range(n)]}
         for key, flat in flats.items():
             part = slice(start, start + len(flat))
             late = p.late_entries[part] if phased else None
-            values[key] = _entry_values(path.prefix(key), p.texts[part], p.constants[part], bindings, late, late_bindings)
+            values[key] = _entry_values(
+                _namer(path, key), p.texts[part], p.constants[part], bindings, late, late_bindings
+            )
             start += len(flat)
-        phase = {}
-        if phased:
-            names = path.style.names
-            phase = {"accelerations": [names.get(s.name, s.name) for s in late_symbols], "late": list(p.late) + late_bindings}
+        names = path.style.names
+        accelerations = [names.get(s.name) or path.local(s.name) for s in late_symbols]
+        late_ops: list[Op] = list(p.late) + late_bindings if phased else []
         if unroll_max is not None and n > unroll_max:
-            programs.append(SolveProgram(p.lines, bindings, values, shapes, **phase))
+            programs.append(SolveProgram(p.lines, bindings, values, shapes, accelerations=accelerations, late=late_ops))
             continue
-        emit = _Emitter()
+        emit = _Emitter(path.local)
         grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
         L, reciprocal = _factor(emit, grid, n)
         factor, emit.ops = emit.ops, []
@@ -514,7 +560,20 @@ def lower_solve(name: str, arrays: dict, floats: frozenset, reduce: Callable, pa
             results = _qddot_steps(emit, values, L, reciprocal)
             steps, emit.ops = emit.ops, []
             results.update(_phased_tail(emit, values, L, reciprocal))
-            programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, steps, results, tail=emit.ops, **phase))
+            programs.append(
+                SolveProgram(
+                    p.lines,
+                    bindings,
+                    values,
+                    shapes,
+                    factor,
+                    steps,
+                    results,
+                    tail=emit.ops,
+                    accelerations=accelerations,
+                    late=late_ops,
+                )
+            )
             continue
         results = _STEPS[name](emit, values, L, reciprocal)
         programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))
@@ -540,7 +599,7 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> 
     function solved at run time (a constrained model's solves); wrappers have no entry."""
     arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
     reduce = reducer(dynamics)
-    result = {}
+    result: dict[str, Callable[[], list] | None] = {}
     for function in functions.for_model(dynamics.model):
         if function.uses:
             continue  # a wrapper: no code of its own
@@ -551,9 +610,7 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> 
         chosen = {key: arrays[key] for key in keys}
         floats = function_floats(dynamics, function)
         if function.solve:
-            result[function.name] = (
-                lambda name=function.name, chosen=chosen, floats=floats: lower_solve(name, chosen, floats, reduce, paths, unroll_max)
-            )
+            result[function.name] = partial(lower_solve, function.name, chosen, floats, reduce, paths, unroll_max)
         else:
-            result[function.name] = lambda chosen=chosen, floats=floats: lower_kernel(chosen, floats, reduce, paths)
+            result[function.name] = partial(lower_kernel, chosen, floats, reduce, paths)
     return result

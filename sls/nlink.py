@@ -78,7 +78,9 @@ def _toml(comment: str, state: list, T: str, V: str, fric: str, params: dict) ->
 
 def nlink_pendulum(n: int) -> Model:
     """The planar n-link pendulum with symbolic masses and lengths as a :class:`~sls.model.Model`."""
-    return load_toml(f"nlink{n}.toml", name=f"nlink{n}", source=f"n-link pendulum generator (n = {n})", text=nlink_toml(n))
+    return load_toml(
+        f"nlink{n}.toml", name=f"nlink{n}", source=f"n-link pendulum generator (n = {n})", text=nlink_toml(n)
+    )
 
 
 def chain_toml(n: int) -> str:
@@ -126,4 +128,6 @@ def chain_toml(n: int) -> str:
 
 def relative_chain(n: int) -> Model:
     """The relative-angle chain of :func:`chain_toml` as a :class:`~sls.model.Model`."""
-    return load_toml(f"chain{n}.toml", name=f"chain{n}", source=f"relative-angle chain generator (n = {n})", text=chain_toml(n))
+    return load_toml(
+        f"chain{n}.toml", name=f"chain{n}", source=f"relative-angle chain generator (n = {n})", text=chain_toml(n)
+    )

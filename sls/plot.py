@@ -118,8 +118,13 @@ def simulation_figure(result, state_names, *, input_names=(), title: str | None 
         if panel != "energy":
             count = len(ax.get_lines())
             ax.legend(
-                loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small",
-                ncol=-(-count // LEGEND_ROWS), frameon=False, handlelength=1.5,
+                loc="upper left",
+                bbox_to_anchor=(1.01, 1.0),
+                borderaxespad=0.0,
+                fontsize="small",
+                ncol=-(-count // LEGEND_ROWS),
+                frameon=False,
+                handlelength=1.5,
             )
     axes[-1].set_xlabel("t [s]")
     if title:

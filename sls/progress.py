@@ -56,7 +56,8 @@ class Progress:
                 self.shown = tenth
 
     def line(self, percent: int, item: str, width: int) -> str:
-        """The terminal line, at most ``width`` characters: the bar shrinks first, then the item and the label are cut."""
+        """The terminal line, at most ``width`` characters: the bar shrinks first, then the item and the label
+        are cut."""
         width = max(1, width)
         share = f" {percent:3d}%"
         item = f" {item}" if item else ""
@@ -80,7 +81,7 @@ class Progress:
         except (OSError, ValueError):  # a closed or broken stderr: progress is not worth failing for
             pass
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -109,7 +109,8 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "holonomic": len(model.constraints),
         "stabilization": repr(float(model.stabilization)),
         "params": [
-            {"name": name, "default": None if value is None else repr(float(value))} for name, value in model.params.items()
+            {"name": name, "default": None if value is None else repr(float(value))}
+            for name, value in model.params.items()
         ],
     }
 

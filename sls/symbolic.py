@@ -80,7 +80,8 @@ def symbolic(model: Model, *, simplify: bool = False) -> Symbolic:
 
     if not isinstance(model, Model):
         raise ModelTypeError(
-            f"symbolic: expected a model (sls.load_toml, sls.load_example, sls.model_from_sympy, ...), got {type(model).__name__}"
+            "symbolic: expected a model (sls.load_toml, sls.load_example, sls.model_from_sympy, ...), "
+            f"got {type(model).__name__}"
         )
     dynamics = derive(model, simplify)
 

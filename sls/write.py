@@ -31,7 +31,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # not POSIX
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 from . import __version__, backends
 from .backends.python import HEADER_MARK
@@ -43,13 +43,13 @@ _CACHE = "__pycache__"
 _INIT = "__init__.py"
 
 #: What ``__init__.py`` holds while the package is being written.
-INCOMPLETE_INIT = f'''{HEADER_MARK}{__version__}: this package is being written, or its writing was interrupted.
+INCOMPLETE_INIT = f"""{HEADER_MARK}{__version__}: this package is being written, or its writing was interrupted.
 # sls puts the real __init__.py back as the last step of sls generate.
 raise ImportError(
     "the generated package in " + __import__("os").path.dirname(__file__) + " is incomplete: "
     "sls generate was interrupted (or is still running) while writing it; run sls generate again"
 )
-'''
+"""
 
 
 @contextlib.contextmanager
@@ -110,8 +110,12 @@ def check_target(out_dir: Path, names: list[str]) -> None:
         raise OutputError(f"{out_dir}: the folder is not writable; choose another --out")
     for name in names:
         target = out_dir / name
-        if target.parent != out_dir and (target.parent.is_symlink() or (target.parent.exists() and not target.parent.is_dir())):
-            raise OutputError(f"{target.parent}: is not a folder where sls writes one; move it away or choose another --out")
+        if target.parent != out_dir and (
+            target.parent.is_symlink() or (target.parent.exists() and not target.parent.is_dir())
+        ):
+            raise OutputError(
+                f"{target.parent}: is not a folder where sls writes one; move it away or choose another --out"
+            )
         if target.is_dir() and not target.is_symlink():
             raise OutputError(f"{target}: is a directory where sls writes a file; move it away or choose another --out")
         if target.exists() or target.is_symlink():
@@ -123,7 +127,8 @@ def check_target(out_dir: Path, names: list[str]) -> None:
 
 
 def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
-    """Write ``files`` (name → text; ``__init__.py`` last when there is one) into ``out_dir`` in place; return the directory."""
+    """Write ``files`` (name → text; ``__init__.py`` last when there is one) into ``out_dir`` in place; return
+    the directory."""
     out_dir = Path(out_dir)
     check_target(out_dir, list(files))
     try:
@@ -144,7 +149,10 @@ def write_package(files: dict[str, str], out_dir: str | Path) -> Path:
 
 def _write(files: dict[str, str], folder: Path) -> None:
     subfolders = backends.folders()  # the sub-folders targets write into
-    for place in (folder, *(folder / sub for sub in subfolders)):  # temporaries of a killed run (the lock says no run is active)
+    for place in (
+        folder,
+        *(folder / sub for sub in subfolders),
+    ):  # temporaries of a killed run (the lock says no run is active)
         for entry in os.listdir(place) if place.is_dir() and not place.is_symlink() else ():
             if entry.startswith(TEMPORARY_PREFIX):
                 with contextlib.suppress(OSError):
@@ -160,7 +168,11 @@ def _write(files: dict[str, str], folder: Path) -> None:
     for sub in subfolders:  # a target's sub-folder: its stale files go, the user's files stay
         sources = folder / sub
         if sources.is_dir() and not sources.is_symlink():
-            stale += [f"{sub}/{e}" for e in sorted(os.listdir(sources)) if f"{sub}/{e}" not in files and _is_stale_module(sources / e)]
+            stale += [
+                f"{sub}/{e}"
+                for e in sorted(os.listdir(sources))
+                if f"{sub}/{e}" not in files and _is_stale_module(sources / e)
+            ]
     for entry in stale:
         os.unlink(folder / entry)
     for sub in subfolders:
@@ -182,9 +194,8 @@ def _put(folder: Path, name: str, text: str | bytes) -> None:
     temporary = target.parent / f"{TEMPORARY_PREFIX}{target.name}-{secrets.token_hex(4)}"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode: 0666 minus the umask
     try:
-        binary = isinstance(text, bytes)
-        with open(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as handle:
-            handle.write(text)
+        with open(fd, "wb") as handle:  # text as UTF-8, newlines as they are
+            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
@@ -195,7 +206,8 @@ def _put(folder: Path, name: str, text: str | bytes) -> None:
 
 
 def _drop_bytecode(folder: Path, names: list[str]) -> None:
-    """Remove cached bytecode of ``names``: a rewrite within the same second and of the same size would not invalidate it."""
+    """Remove cached bytecode of ``names``: a rewrite within the same second and of the same size would not
+    invalidate it."""
     cache = folder / _CACHE
     if not cache.is_dir():
         return
@@ -222,7 +234,8 @@ def _sync(folder: Path) -> None:
 
 
 def _lock(folder: Path) -> int | None:
-    """Hold an exclusive ``flock`` on ``folder`` (waits for another run; released when the process ends, even by SIGKILL)."""
+    """Hold an exclusive ``flock`` on ``folder`` (waits for another run; released when the process ends, even
+    by SIGKILL)."""
     if fcntl is None:
         return None
     try:

@@ -49,18 +49,19 @@ class ToyBackend(Backend):
 
     def paths(self, model) -> list:
         printer = StrPrinter()
-        assign = lambda name, text: f"{name} := {text}"  # noqa: E731
-        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True, assign=assign), assign=assign)]
+        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True))]
 
     def kernel(self, function, lowered, model) -> list:
         (name,) = lowered[0].outputs
         _, texts, constants = lowered[0].output(name)
         values = [text if constant is None else repr(constant) for text, constant in zip(texts, constants)]
-        return list(lowered[0].printed.lines) + [f"out[{k}] := {value}" for k, value in enumerate(values)]
+        temporaries = [f"{let.name} := {let.value}" for let in lowered[0].printed.lines]
+        return temporaries + [f"out[{k}] := {value}" for k, value in enumerate(values)]
 
     def solver(self, function, programs, model) -> list:
         program = programs[0]
-        return list(program.lines) + [f"{key}[{k}] := {lowering.text_of(v)}" for key in program.values for k, v in enumerate(program.values[key])]
+        lets = [f"{let.name} := {let.value}" for let in program.lines + program.bindings]
+        return lets + [f"{key}[{k}] := {lowering.text_of(v)}" for key in program.values for k, v in enumerate(program.values[key])]
 
     def render(self, model, code, simplify, method) -> dict:
         env = self.environment()
@@ -198,3 +199,40 @@ def test_the_writer_needs_no_target_names():
     text = (ROOT / "sls" / "write.py").read_text()
     for name in ("_native", '"c"', ".m\"", "MATLAB", "C_HEADER"):
         assert name not in text
+
+
+def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
+    """Run C statements of sls.backends.c.code (Let, Store; arithmetic only) in Python, one part's scope."""
+    from sls.backends.c.code import Store
+    from sls.lowering import Let
+
+    scope: dict = {"w": w, "x": x}
+    for statement in statements:
+        if isinstance(statement, Let):
+            scope[statement.name] = eval(statement.value, {}, scope)  # texts built by this test
+        elif isinstance(statement, Store):
+            target = {"w": w, "out": out}[statement.array]
+            target[statement.index] = eval(statement.value, {}, scope)
+
+
+def test_c_split_parts_compute_what_the_whole_body_computes():
+    """A long C body split into parts (values crossing parts through the workspace ``w``) computes the same
+    outputs; dead code is dropped and every value is computed before it is read."""
+    from sls.backends.c.code import Store, c_function, eliminate_dead_code, split
+    from sls.lowering import Let
+
+    statements: list = [Let("_t0", "x[0]"), Let("_dead", "x[0]*2.0")]
+    for k in range(1, 40):  # a chain reading values several parts back
+        statements.append(Let(f"_t{k}", f"_t{k - 1} + 0.5*_t{k // 3} + x[{k % 2}]"))
+    statements += [Store("out", 0, "_t39"), Store("out", 1, "_t7*_t20")]
+    assert all(getattr(s, "name", None) != "_dead" for s in eliminate_dead_code(statements))
+    whole: list = [0.0, 0.0]
+    _run_c_statements(statements, [], whole, [0.25, -1.5])
+    parts, workspace = split(c_function("f", statements).statements, 7)
+    assert len(parts) > 3 and 0 < workspace < 20
+    w, out = [0.0] * workspace, [0.0, 0.0]
+    for part in parts:
+        _run_c_statements(part.statements, w, out, [0.25, -1.5])
+    assert out == pytest.approx(whole, rel=1e-15)
+    lines = c_function("f", statements, "F").lines(parts[1].statements)
+    assert any("w[" in line for line in lines)  # a later part reads earlier values from the workspace

@@ -98,3 +98,36 @@ def test_rendered_modules_are_valid_python_and_name_their_function(tmp_path):
         absolute = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         absolute |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
         assert absolute <= {"math", "numpy"}, f"{name}: imports {absolute}"
+
+
+def _unused_imports(source: str) -> list:
+    """Names a module imports and never reads (what ``ruff``'s F401 reports), found with :mod:`ast`."""
+    import ast
+
+    tree = ast.parse(source)
+    imported = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                imported[(alias.asname or alias.name).split(".")[0]] = node.lineno
+    read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    exported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            exported = {e.value for e in node.value.elts}
+    return sorted(name for name in imported if name not in read and name not in exported)
+
+
+def test_generated_modules_import_only_what_they_use(tmp_path):
+    """No unused import in a generated package: ``math`` only where the scalar path calls it (the committed
+    package's friction and input-matrix functions do not), ``NotPositiveDefinite`` only where the solve is
+    unrolled (n = 9 > UNROLL_MAX solves with numpy)."""
+    from sls.nlink import nlink_pendulum
+
+    for name in sorted(p.name for p in COMMITTED.glob("*.py")):
+        assert _unused_imports((COMMITTED / name).read_text()) == [], name
+    assert "import math" not in (COMMITTED / "fric_fun.py").read_text()
+    assert "import math" in (COMMITTED / "M_fun.py").read_text()
+    sls.generate(nlink_pendulum(9), tmp_path / "n9", functions=["qddot_fun", "linearized_model"])
+    for path in sorted((tmp_path / "n9").glob("*.py")):
+        assert _unused_imports(path.read_text()) == [], path.name

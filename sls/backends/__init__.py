@@ -24,8 +24,8 @@ to the :class:`Backend` interface (:mod:`sls.backends.base`):
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..errors import ModelError
 from .base import Backend
@@ -42,7 +42,8 @@ TARGETS = tuple(REGISTRY)
 
 
 def register(name: str, factory: str | Callable[[], Backend]) -> None:
-    """Add (or replace) the target ``name``: ``factory`` is ``"module:Class"`` or a callable returning a :class:`Backend`."""
+    """Add (or replace) the target ``name``: ``factory`` is ``"module:Class"`` or a callable returning a
+    :class:`Backend`."""
     REGISTRY[name] = factory
 
 

@@ -16,8 +16,9 @@ theirs without loading the code generators.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from .. import functions
 from ..errors import ModelError

@@ -103,19 +103,29 @@ class CBackend(Backend):
         if not command or shutil.which(command[0]) is None:
             where = f"$CC is '{os.environ['CC']}', which" if os.environ.get("CC", "").strip() else "'cc'"
             raise MissingDependencyError(
-                f"--target c needs a C compiler: {where} was not found (set CC to one); the default --target python needs nothing"
+                f"--target c needs a C compiler: {where} was not found (set CC to one); "
+                "the default --target python needs nothing"
             )
         if not (python_include() / "Python.h").is_file():
             raise MissingDependencyError(
                 f"--target c needs Python's C headers: {python_include() / 'Python.h'} does not exist (install the "
-                f"python{sys.version_info[0]}.{sys.version_info[1]}-dev package or equivalent); the default --target python needs nothing"
+                f"python{sys.version_info[0]}.{sys.version_info[1]}-dev package or equivalent); "
+                "the default --target python needs nothing"
             )
 
     # -- files ----------------------------------------------------------
 
     def file_names(self, model: Model) -> list:
         name = c_identifier(model.name)
-        return [f"c/{name}.h", f"c/{name}.c", f"{NATIVE}.c", native_file_name(), "__init__.py", "_runtime.py", "_dispatch.py"]
+        return [
+            f"c/{name}.h",
+            f"c/{name}.c",
+            f"{NATIVE}.c",
+            native_file_name(),
+            "__init__.py",
+            "_runtime.py",
+            "_dispatch.py",
+        ]
 
     def owns(self, path: Path) -> bool:
         if is_library_name(path.name):
@@ -150,17 +160,15 @@ class CBackend(Backend):
         from .code import c_function, solve_body
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
-        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m, failure))
+        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m), failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
-        from .code import c_function
+        from .code import c_function, xdot_body
 
         if function.uses != "qddot_fun":
             return None
-        n, prefix = model.n, self._names(model)[0]
-        lines = [f"{{ const int status = {prefix}_qddot_fun(x, u, p, out + {n}); if (status != 0) return status; }}"]
-        lines += [f"out[{k}] = x[{n + k}];" for k in range(n)]
-        return lambda: c_function(function.name, lines)
+        statements = xdot_body(self._names(model)[0], model.n)
+        return lambda: c_function(function.name, statements)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from ... import render
@@ -183,15 +191,17 @@ class CBackend(Backend):
             f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=specs),
             f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=specs),
             f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
-            "__init__.py": env.get_template("__init__.py.j2").render(ctx=ctx, modules=functions.names(model), native=NATIVE),
+            "__init__.py": env.get_template("__init__.py.j2").render(
+                ctx=ctx, modules=functions.names(model), native=NATIVE
+            ),
             "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs),
             "_runtime.py": self._python_runtime(env, ctx),
         }
         # The library compiles the same functions in two units (see UNITS), in parallel.
         template = env.get_template("model.c.j2")
         self.units = {
-            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f["solve"] or functions.BY_NAME[f["name"]].uses]),
-            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f["solve"] and not functions.BY_NAME[f["name"]].uses]),
+            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f.solve or f.wrapper]),
+            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f.solve and not f.wrapper]),
         }
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
@@ -216,10 +226,19 @@ class CBackend(Backend):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             steps = [
-                ["-O1" if self.units[unit].count("\n") > LARGE_SOURCE * (3 if unit == UNITS[0] else 1) else "-O2", *LIBRARY_FLAGS, "-c", unit, "-o", f"unit{k}.o"]
+                [
+                    "-O1" if self.units[unit].count("\n") > LARGE_SOURCE * (3 if unit == UNITS[0] else 1) else "-O2",
+                    *LIBRARY_FLAGS,
+                    "-c",
+                    unit,
+                    "-o",
+                    f"unit{k}.o",
+                ]
                 for k, unit in enumerate(UNITS)
             ]
-            steps.append(["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"])
+            steps.append(
+                ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"]
+            )
             _run_compiler([compiler() + step for step in steps], folder)
             objects = [f"unit{k}.o" for k in range(len(UNITS))] + ["native.o"]
             _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
@@ -234,14 +253,19 @@ def is_library_name(name: str) -> bool:
 def _run_compiler(commands: list, folder: str) -> None:
     """Run the compiler commands in parallel in ``folder``; refuse with the first error line of a failure."""
     try:
-        running = [subprocess.Popen(c, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+        running = [
+            subprocess.Popen(c, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands
+        ]
     except OSError as exc:
-        raise MissingDependencyError(f"--target c: cannot run the C compiler {commands[0][0]!r}: {exc.strerror or exc}") from None
+        raise MissingDependencyError(
+            f"--target c: cannot run the C compiler {commands[0][0]!r}: {exc.strerror or exc}"
+        ) from None
     results = [(process, *process.communicate()) for process in running]
     for process, out, err in results:
         if process.returncode != 0:
             text = (err or out or "").splitlines()
             lines = [line for line in text if "error" in line] or text
-            raise OutputError(f"--target c: the C compiler failed ({shlex.join(compiler())}): {brief(lines[0] if lines else 'no output', 200)}")
-
-
+            raise OutputError(
+                f"--target c: the C compiler failed ({shlex.join(compiler())}): "
+                f"{brief(lines[0] if lines else 'no output', 200)}"
+            )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import sympy
@@ -78,11 +78,7 @@ class CPrinter(C99CodePrinter):
         return strip_parens(text)
 
 
-def _c_assign(name: str, text: str) -> str:
-    return f"const double {name} = {text};"
-
-
-def _c_power(base: str, exponent: str) -> tuple:
+def _c_power(base: str, exponent: str) -> tuple[str, int]:
     return f"pow({base}, {exponent})", ATOM
 
 
@@ -91,11 +87,116 @@ def _c_prefix(array: str) -> str:
     return "_" + array.lower().replace("_", "")
 
 
-def c_path(names: dict) -> lowering.Path:
+def c_path(names: dict[str, str]) -> lowering.Path:
     """The one path of the C target (every entry a double)."""
     printer = CPrinter(names)
-    style = Style(printer, "", scalar=True, power=_c_power, integer=lambda k: f"{k}.0", assign=_c_assign, names=dict(names))
-    return lowering.Path(text=printer.expression, style=style, assign=_c_assign, prefix=_c_prefix)
+    style = Style(printer, "", scalar=True, power=_c_power, integer=lambda k: f"{k}.0", names=dict(names))
+    return lowering.Path(text=printer.expression, style=style, prefix=_c_prefix)
+
+
+# --------------------------------------------------------------------------
+# statements: the lowering's Let, Check and Fail, and the C target's own
+
+
+@dataclass(frozen=True)
+class Store:
+    """``array[index] = value;`` (``value`` an expression text: a name, a number or a printed expression)."""
+
+    array: str
+    index: int
+    value: str
+
+
+@dataclass(frozen=True)
+class Zeros:
+    """Every entry of ``array`` (``size`` doubles) set to ``0.0`` in one loop."""
+
+    array: str
+    size: int
+
+
+@dataclass(frozen=True)
+class CallQddot:
+    """``xdot_fun``'s call of ``callee`` (the model's ``qddot_fun``) writing ``out + offset``; a failure returns
+    its status."""
+
+    callee: str
+    offset: int
+
+
+#: A statement of a C function body.
+Statement = Let | Check | Fail | Store | Zeros | CallQddot
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
+_TRIG = re.compile(r"\b(sin|cos)\(")
+
+
+def line(statement: Statement, failure: str) -> str:
+    """One statement as a line of C (``failure``: what a pivot ``≤ 0`` returns)."""
+    if isinstance(statement, Let):
+        return f"const double {statement.name} = {statement.value};"
+    if isinstance(statement, Check):
+        return f"if (!({statement.pivot} > 0.0)) return {failure};"
+    if isinstance(statement, Fail):
+        return f"return {failure};"
+    if isinstance(statement, Store):
+        return f"{statement.array}[{statement.index}] = {statement.value};"
+    if isinstance(statement, Zeros):
+        return f"for (size_t k = 0; k < {statement.size}; ++k) {statement.array}[k] = 0.0;"
+    return (
+        f"{{ const int status = {statement.callee}(x, u, p, out + {statement.offset}); "
+        "if (status != 0) return status; }"
+    )
+
+
+def defines(statement: Statement) -> str | None:
+    """The name a statement binds, if any."""
+    return statement.name if isinstance(statement, Let) else None
+
+
+def uses(statement: Statement) -> list[str]:
+    """The names a statement reads, in order of appearance (the identifiers of its expression text)."""
+    if isinstance(statement, Let):
+        return _IDENTIFIER.findall(statement.value)
+    if isinstance(statement, Check):
+        return _IDENTIFIER.findall(statement.pivot)
+    if isinstance(statement, Store):
+        return _IDENTIFIER.findall(statement.value)
+    if isinstance(statement, CallQddot):
+        return ["x", "u", "p"]
+    return []
+
+
+def writes(statement: Statement) -> str | None:
+    """The argument array a statement writes into, if any."""
+    if isinstance(statement, (Store, Zeros)):
+        return statement.array
+    return "out" if isinstance(statement, CallQddot) else None
+
+
+def calls(statement: Statement) -> set[str]:
+    """The functions a statement calls."""
+    if isinstance(statement, CallQddot):
+        return {statement.callee}
+    if isinstance(statement, (Let, Store)):
+        return set(_CALL.findall(statement.value))
+    return set()
+
+
+def _renamed(statement: Statement, renames: dict[str, str]) -> Statement:
+    """``statement`` with the names of its expression text replaced as ``renames`` says."""
+
+    def sub(text: str) -> str:
+        return _IDENTIFIER.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
+
+    if isinstance(statement, Let):
+        return Let(statement.name, sub(statement.value))
+    if isinstance(statement, Check):
+        return Check(sub(statement.pivot))
+    if isinstance(statement, Store):
+        return Store(statement.array, statement.index, sub(statement.value))
+    return statement
 
 
 # --------------------------------------------------------------------------
@@ -110,60 +211,66 @@ class Part:
     are stored there; ``fails`` is true when the part may return a failure code.
     """
 
-    lines: list
+    statements: list[Statement]
     fails: bool = False
 
 
 @dataclass(frozen=True)
 class CFunction:
     """The code of one C function: its statements after the argument binding, dead code removed,
-    and for a long function its :class:`Part`\\ s (``workspace`` doubles carry values between them)."""
+    and for a long function its :class:`Part`\\ s (``workspace`` doubles carry values between them).
+    ``failure`` is what the function returns when ``M`` is not positive definite."""
 
     name: str
-    lines: list
-    parts: list
+    statements: list[Statement]
+    parts: list[Part]
     workspace: int = 0
+    failure: str = ""
+
+    def lines(self, statements: list[Statement]) -> list[str]:
+        """``statements`` (of this function) as lines of C."""
+        return [line(s, self.failure) for s in statements]
 
 
-_DECLARATION = re.compile(r"^const double (\w+) = ")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 #: Statements per part of a long function (see :func:`split`): the compiler's time grows faster than
 #: linearly with a function's length, and values crossing parts go through a small workspace array.
 PART_LINES = 300
 
 
-def eliminate_dead_code(lines: list) -> list:
-    """Drop ``const double NAME = ...;`` lines whose ``NAME`` no later line uses."""
-    used: set = set()
+def eliminate_dead_code(statements: list[Statement]) -> list[Statement]:
+    """Drop the :class:`~sls.lowering.Let`\\ s whose name no later statement uses."""
+    used: set[str] = set()
     kept = []
-    for line in reversed(lines):
-        match = _DECLARATION.match(line)
-        if match and match.group(1) not in used:
+    for statement in reversed(statements):
+        name = defines(statement)
+        if name is not None and name not in used:
             continue
-        rest = line[match.end() :] if match else line
-        used.update(_IDENTIFIER.findall(rest))
-        kept.append(line)
+        used.update(uses(statement))
+        kept.append(statement)
     kept.reverse()
     return kept
 
 
-def schedule(lines: list) -> list:
+def schedule(statements: list[Statement]) -> list[Statement]:
     """Reorder straight-line code so each value is computed just before it is first needed.
 
-    Statements that are not declarations (checks, returns, output stores)
-    keep their order; each pulls in, depth first, the declarations it needs
-    that are not computed yet. Live ranges get short, which keeps long
-    functions cheap to compile and parts (:func:`split`) nearly independent.
+    Statements that bind no name (checks, returns, output stores) keep their
+    order; each pulls in, depth first, the bindings it needs that are not
+    computed yet. Live ranges get short, which keeps long functions cheap to
+    compile and parts (:func:`split`) nearly independent.
     """
-    defined, uses, roots = {}, [], []
-    for i, line in enumerate(lines):
-        match = _DECLARATION.match(line)
-        uses.append(_IDENTIFIER.findall(line[match.end() :] if match else line))
-        if match:
-            defined[match.group(1)] = i
+    defined: dict[str, int] = {}
+    reads: list[list[str]] = []
+    roots: list[int] = []
+    for i, statement in enumerate(statements):
+        reads.append(uses(statement))
+        name = defines(statement)
+        if name is not None:
+            defined[name] = i
         else:
             roots.append(i)
-    done, order = set(), []
+    done: set[int] = set()
+    order: list[int] = []
     for root in roots:
         stack = [(root, False)]
         while stack:
@@ -175,14 +282,14 @@ def schedule(lines: list) -> list:
                 order.append(i)
                 continue
             stack.append((i, True))
-            for name in reversed(uses[i]):
-                j = defined.get(name)
+            for used in reversed(reads[i]):
+                j = defined.get(used)
                 if j is not None and j not in done:
                     stack.append((j, False))
-    return [lines[i] for i in order]
+    return [statements[i] for i in order]
 
 
-def split(lines: list, size: int) -> tuple:
+def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
     """Split a long body into parts of about ``size`` statements: ``(parts, workspace)``.
 
     A value used in a later part than the one computing it is stored into
@@ -190,17 +297,21 @@ def split(lines: list, size: int) -> tuple:
     slots are reused once their value is dead, so ``workspace`` (the length
     of ``w``) stays far below the number of values.
     """
-    chunks = [lines[i : i + size] for i in range(0, len(lines), size)]
-    home, last = {}, {}
+    chunks = [statements[i : i + size] for i in range(0, len(statements), size)]
+    home: dict[str, int] = {}
+    last: dict[str, int] = {}
     for c, chunk in enumerate(chunks):
-        for line in chunk:
-            match = _DECLARATION.match(line)
-            for name in _IDENTIFIER.findall(line[match.end() :] if match else line):
-                if name in home and home[name] < c:
-                    last[name] = c
-            if match:
-                home[match.group(1)] = c
-    slots, free, active, size_used = {}, [], [], 0
+        for statement in chunk:
+            for used in uses(statement):
+                if used in home and home[used] < c:
+                    last[used] = c
+            name = defines(statement)
+            if name is not None:
+                home[name] = c
+    slots: dict[str, int] = {}
+    free: list[int] = []
+    active: list[str] = []
+    size_used = 0
     for c in range(len(chunks)):
         for name in [name for name in active if last[name] < c]:  # dead before part c: free its slot
             active.remove(name)
@@ -214,71 +325,61 @@ def split(lines: list, size: int) -> tuple:
             active.append(name)
     parts = []
     for c, chunk in enumerate(chunks):
-        imported = {name for name in last if home[name] < c <= last[name]}
-        out = []
-        for line in chunk:
-            match = _DECLARATION.match(line)
-            head, rest = (line[: match.end()], line[match.end() :]) if match else ("", line)
-            rest = _IDENTIFIER.sub(lambda m: f"w[{slots[m.group(0)]}]" if m.group(0) in imported else m.group(0), rest)
-            out.append(head + rest)
-            if match and match.group(1) in last:
-                out.append(f"w[{slots[match.group(1)]}] = {match.group(1)};")
-        parts.append(Part(out, fails=any(line.startswith(("if (", "return ")) for line in chunk)))
+        imported = {name: f"w[{slots[name]}]" for name in last if home[name] < c <= last[name]}
+        out: list[Statement] = []
+        for statement in chunk:
+            out.append(_renamed(statement, imported))
+            name = defines(statement)
+            if name is not None and name in last:
+                out.append(Store("w", slots[name], name))
+        parts.append(Part(out, fails=any(isinstance(s, (Check, Fail)) for s in chunk)))
     return parts, size_used
 
 
-def c_function(name: str, lines: list) -> CFunction:
+def c_function(name: str, statements: list[Statement], failure: str = "") -> CFunction:
     """A :class:`CFunction` from its statements: dead code removed, scheduled, split when long."""
-    lines = schedule(eliminate_dead_code(lines))
-    if len(lines) <= PART_LINES * 3 // 2:
-        return CFunction(name, lines, [Part(lines)])
-    parts, workspace = split(lines, PART_LINES)
-    return CFunction(name, lines, parts, workspace)
+    statements = schedule(eliminate_dead_code(statements))
+    if len(statements) <= PART_LINES * 3 // 2:
+        return CFunction(name, statements, [Part(statements)], failure=failure)
+    parts, workspace = split(statements, PART_LINES)
+    return CFunction(name, statements, parts, workspace, failure)
 
 
-def _fill(target: str, values: list) -> list:
+def _fill(target: str, values: list[str]) -> list[Statement]:
     """Stores of ``values`` (texts, ``"0.0"`` for zeros) into ``target``; many zeros become one loop."""
     zeros = sum(v == "0.0" for v in values)
     if zeros < 16:
-        return [f"{target}[{k}] = {v};" for k, v in enumerate(values)]
-    return [f"for (size_t k = 0; k < {len(values)}; ++k) {target}[k] = 0.0;"] + [
-        f"{target}[{k}] = {v};" for k, v in enumerate(values) if v != "0.0"
-    ]
+        return [Store(target, k, v) for k, v in enumerate(values)]
+    return [Zeros(target, len(values)), *(Store(target, k, v) for k, v in enumerate(values) if v != "0.0")]
 
 
-def _op_lines(ops: list, failure: str) -> list:
-    lines = []
-    for op in ops:
-        if isinstance(op, Let):
-            lines.append(_c_assign(op.name, op.value))
-        elif isinstance(op, Check):
-            lines.append(f"if (!({op.pivot} > 0.0)) return {failure};")
-        elif isinstance(op, Fail):
-            lines.append(f"return {failure};")
-    return lines
-
-
-def kernel_body(lowered: lowering.Lowered) -> list:
+def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
     """An array function: temporaries, then every entry of its one output into ``out`` (row-major)."""
     (name,) = lowered.outputs
     _, texts, constants = lowered.output(name)
-    return list(lowered.printed.lines) + _fill("out", [repr(c) if c is not None else t for t, c in zip(texts, constants)])
+    values = [repr(c) if c is not None else t for t, c in zip(texts, constants)]
+    return [*lowered.printed.lines, *_fill("out", values)]
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
-    """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a pivot ≤ 0 returns ``failure``), solves, outputs."""
-    lines = list(program.lines) + _op_lines(program.bindings, failure) + _op_lines(program.factor, failure)
-    lines += _op_lines(program.steps, failure)
+def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int) -> list[Statement]:
+    """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a :class:`~sls.lowering.Check`
+    fails when a pivot is ≤ 0), solves, outputs."""
+    statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
     if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
         qddot = program.results["qddot"]
-        lines += [_c_assign(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
-        lines += _op_lines(program.late, failure) + _op_lines(program.tail, failure)
+        statements += [Let(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
+        statements += [*program.late, *program.tail]
     if name == "qddot_fun":
-        return lines + _fill("out", [text_of(v) for v in program.results["qddot"]])
+        return statements + _fill("out", [text_of(v) for v in program.results["qddot"]])
     A_rows, B_rows = program.results["A"], program.results["B"]
-    A = [(1.0 if l == n + a else 0.0) if a < n else A_rows[a - n][l] for a in range(2 * n) for l in range(2 * n)]
+    A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
-    return lines + _fill("A", [text_of(v) for v in A]) + _fill("B", [text_of(v) for v in B])
+    return statements + _fill("A", [text_of(v) for v in A]) + _fill("B", [text_of(v) for v in B])
+
+
+def xdot_body(prefix: str, n: int) -> list[Statement]:
+    """``xdot_fun``: ``qddot_fun`` into the lower half of ``out``, ``q̇`` into the upper half."""
+    return [CallQddot(f"{prefix}_qddot_fun", n), *(Store("out", k, f"x[{n + k}]") for k in range(n))]
 
 
 # --------------------------------------------------------------------------
@@ -287,11 +388,34 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
 #: Largest body (statements) given a lane kernel, and the lane count of one block.
 LANE_LINES = 2000
 LANES = 16
-_CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
-_STORE = re.compile(r"^(out|A|B)\[(\d+)\] = (.*);$")
 
 
-def lane_kernel(code: CFunction, prefix: str) -> dict | None:
+@dataclass(frozen=True)
+class Lanes:
+    """A solving function's lane kernel (see :func:`lane_kernel`): its ``lines``, the entries of each output
+    it stores (``stores[0]``: the first output, ``stores[1]``: ``B``), whether it calls the lane ``sin``/``cos``
+    (``trig``) and its argument ``bindings``."""
+
+    lines: list[str]
+    stores: dict[int, list[int]]
+    trig: bool
+    bindings: list[str] = field(default_factory=list)
+
+
+def _lane_line(statement: Statement, prefix: str) -> str:
+    """One statement of a lane kernel (lane ``i`` of arrays with the lane index last)."""
+    trig = lambda text: _TRIG.sub(lambda m: f"{prefix}_lane_{m.group(1)}(", text)  # noqa: E731
+    if isinstance(statement, Store):
+        return f"{'_o1' if statement.array == 'B' else '_o0'}[{statement.index}][i] = {trig(statement.value)};"
+    if isinstance(statement, Check):
+        return f"_bad = _bad | !({statement.pivot} > 0.0);"
+    if isinstance(statement, Fail):
+        return "_bad = 1;"
+    assert isinstance(statement, Let), statement
+    return f"const double {statement.name} = {trig(statement.value)};"
+
+
+def lane_kernel(code: CFunction, prefix: str) -> Lanes | None:
     """A solving function's body rewritten for :data:`LANES` states at once (the package's batch loop).
 
     Each statement becomes one step of a loop over the lanes of a block, on
@@ -304,26 +428,20 @@ def lane_kernel(code: CFunction, prefix: str) -> dict | None:
     finite one by one with the C function itself. ``None`` when the body
     calls other functions or is too long.
     """
-    if len(code.parts) > 1 or len(code.lines) > LANE_LINES:
+    if len(code.parts) > 1 or len(code.statements) > LANE_LINES:
         return None
-    calls = {m.group(1) for line in code.lines for m in _CALL.finditer(line)} - {"if"}
-    if not calls <= {"sin", "cos"}:
+    called = set().union(*(calls(s) for s in code.statements))
+    if not called <= {"sin", "cos"}:
         return None
-    lines, stores = [], {}
-    for line in code.lines:
-        store = _STORE.match(line)
-        if line.startswith("for (size_t k = 0;"):
+    lines: list[str] = []
+    stores: dict[int, list[int]] = {}
+    for statement in code.statements:
+        if isinstance(statement, Zeros):
             continue  # zeros: every output entry not stored below is zero
-        if store:
-            target, index, value = store.groups()
-            stores.setdefault(1 if target == "B" else 0, []).append(int(index))
-            line = f"{'_o1' if target == 'B' else '_o0'}[{index}][i] = {value};"
-        elif line.startswith("if (!("):
-            line = "_bad = _bad | " + line[len("if (") : line.rindex(")) return")] + ");"
-        elif line.startswith("return "):
-            line = "_bad = 1;"
-        lines.append(re.sub(r"\b(sin|cos)\(", lambda m: f"{prefix}_lane_{m.group(1)}(", line))
-    return {"lines": lines, "stores": stores, "trig": bool(calls)}
+        if isinstance(statement, Store):
+            stores.setdefault(1 if statement.array == "B" else 0, []).append(statement.index)
+        lines.append(_lane_line(statement, prefix))
+    return Lanes(lines, stores, bool(called))
 
 
 def c_context(model: Model, prefix: str, names: dict) -> dict:
@@ -333,7 +451,10 @@ def c_context(model: Model, prefix: str, names: dict) -> dict:
         "prefix": prefix,
         "macro": prefix.upper(),
         "renamed": sorted(names.items()),
-        "c_params": [{"name": name, "c": names.get(name, name), "default": None if value is None else repr(float(value))} for name, value in params],
+        "c_params": [
+            {"name": name, "c": names.get(name, name), "default": None if value is None else repr(float(value))}
+            for name, value in params
+        ],
         "required": [name for name, value in params if value is None],
         "c_state": [names.get(s.name, s.name) for s in model.state],
         "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
@@ -341,27 +462,74 @@ def c_context(model: Model, prefix: str, names: dict) -> dict:
     }
 
 
-def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> dict:
+@dataclass(frozen=True)
+class COutput:
+    """One output of a C function: its ``name``, the ``pointer`` argument it is written through, its ``shape``,
+    ``size`` (doubles) and the shape as Python text (``shape_text``)."""
+
+    name: str
+    pointer: str
+    shape: tuple[int, ...]
+    size: int
+    shape_text: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Statements of a C function (or one of its parts) as lines, with their argument binding: ``bindings``
+    (``const double`` locals for the names the lines use), ``unused`` (pointers cast to ``void``) and whether
+    they read a parameter (``uses_params``); ``fails`` for a part that may return a failure code."""
+
+    lines: list[str]
+    bindings: list[str]
+    unused: list[str]
+    uses_params: bool
+    fails: bool = False
+
+
+@dataclass(frozen=True)
+class CSpec:
+    """What the C templates (``templates/c``) need about one generated function."""
+
+    name: str
+    summary: str
+    arguments: list[str]
+    sizes: list[int]
+    outputs: list[COutput]
+    solve: bool
+    scalar: bool
+    bindings: list[str]
+    unused: list[str]
+    uses_params: bool
+    body: list[str]
+    parts: list[Bound]
+    lanes: Lanes | None
+    workspace: int
+    pointers: list[str]
+    doc: str
+    wrapper: bool
+
+
+def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
     """What the C templates need about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
     outputs = []
     for name, shape in function.outputs:
         dims = functions.sizes(shape, n, m)
-        outputs.append(
-            {"name": name, "pointer": "out" if len(function.outputs) == 1 else name, "shape": dims, "size": math.prod(dims), "shape_text": repr(dims)}
-        )
+        pointer = "out" if len(function.outputs) == 1 else name
+        outputs.append(COutput(name, pointer, dims, math.prod(dims), repr(dims)))
     symbols = {
         "x": [s.name for s in model.state],
         "u": [s.name for s in model.inputs],
         "qddot": [f"_qddot{k}" for k in range(n)],
         "p": list(model.params),
     }
-    pointers = arguments + ["p"] + [o["pointer"] for o in outputs]
+    pointers = arguments + ["p"] + [o.pointer for o in outputs]
 
-    def bound(lines: list, extra: tuple = (), source: str = "{argument}[{k}]") -> dict:
+    def bound(statements: list[Statement], extra: tuple = (), source: str = "{argument}[{k}]") -> Bound:
         """A part's argument binding: ``const double`` locals for the names it uses, ``(void)`` for unused pointers."""
-        used = set(_IDENTIFIER.findall("\n".join(lines)))
+        used = {name for s in statements for name in uses(s)} | {w for s in statements if (w := writes(s))}
         bindings, taken = [], set()
         for argument in arguments + ["p"]:
             for k, symbol in enumerate(symbols[argument]):
@@ -370,37 +538,44 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
                     bindings.append(f"const double {c} = {source.format(argument=argument, k=k)};")
                     taken.add(argument)
         unused = [a for a in pointers + list(extra) if a not in taken and a not in used]
-        return {"lines": lines, "bindings": bindings, "unused": unused, "uses_params": "p" in taken}
+        return Bound(code.lines(statements), bindings, unused, "p" in taken)
 
-    parts = [
-        {**bound(part.lines, ("w",)), "fails": part.fails} for part in code.parts
-    ] if len(code.parts) > 1 else []
-    main = bound(code.lines) if not parts else {"lines": [], "bindings": [], "unused": [], "uses_params": any(q["uses_params"] for q in parts)}
+    parts = []
+    if len(code.parts) > 1:
+        for part in code.parts:
+            b = bound(part.statements, ("w",))
+            parts.append(Bound(b.lines, b.bindings, b.unused, b.uses_params, part.fails))
+    if parts:
+        main = Bound([], [], [], any(q.uses_params for q in parts))
+    else:
+        main = bound(code.statements)
     lanes = lane_kernel(code, prefix) if function.solve else None
     if lanes is not None:
-        lanes["bindings"] = bound(lanes["lines"], source="_lane_{argument}[{k}][i]")["bindings"]
+        binding = bound([s for s in code.statements if not isinstance(s, Zeros)], source="_lane_{argument}[{k}][i]")
+        lanes = Lanes(lanes.lines, lanes.stores, lanes.trig, binding.bindings)
     signature = ", ".join(arguments)
     if model.params:
         signature += ", *, " + ", ".join(p if v is None else f"{p}={float(v)!r}" for p, v in model.params.items())
     doc = f"{function.name}($module, {signature})\n--\n\n{function.summary}\n\n" + _argument_doc(function, model)
-    return {
-        "name": function.name,
-        "summary": function.summary,
-        "arguments": arguments,
-        "sizes": [functions.sizes((a.size,), n, m)[0] for a in function.arguments],
-        "outputs": outputs,
-        "solve": function.solve,
-        "scalar": function.outputs[0][1] == (),
-        "bindings": main["bindings"],
-        "unused": [a for a in main["unused"] if a != "p"] if not parts else [],
-        "uses_params": main["uses_params"],
-        "body": main["lines"],
-        "parts": parts,
-        "lanes": lanes,
-        "workspace": code.workspace,
-        "pointers": pointers,
-        "doc": c_string(doc),
-    }
+    return CSpec(
+        name=function.name,
+        summary=function.summary,
+        arguments=arguments,
+        sizes=[functions.sizes((a.size,), n, m)[0] for a in function.arguments],
+        outputs=outputs,
+        solve=function.solve,
+        scalar=function.outputs[0][1] == (),
+        bindings=main.bindings,
+        unused=[a for a in main.unused if a != "p"] if not parts else [],
+        uses_params=main.uses_params,
+        body=main.lines,
+        parts=parts,
+        lanes=lanes,
+        workspace=code.workspace,
+        pointers=pointers,
+        doc=c_string(doc),
+        wrapper=function.uses is not None,
+    )
 
 
 def _argument_doc(function: functions.Function, model: Model) -> str:
@@ -409,11 +584,24 @@ def _argument_doc(function: functions.Function, model: Model) -> str:
     lines = []
     for argument in function.arguments:
         size = functions.sizes((argument.size,), n, m)[0]
-        what = {"x": f"state [{', '.join(s.name for s in model.state)}]", "u": f"input [{', '.join(s.name for s in model.inputs)}]"}
-        lines.append(f"{argument.name}: shape ({size},) or (..., {size}), the {what.get(argument.name, 'accelerations')}; leading axes are a batch.")
+        what = {
+            "x": f"state [{', '.join(s.name for s in model.state)}]",
+            "u": f"input [{', '.join(s.name for s in model.inputs)}]",
+        }
+        lines.append(
+            f"{argument.name}: shape ({size},) or (..., {size}), the {what.get(argument.name, 'accelerations')}; "
+            "leading axes are a batch."
+        )
     for name, shape in function.outputs:
         dims = functions.sizes(shape, n, m)
-        lines.append(f"Returns {name}: " + ("a float, or an array of shape (...) for a batch." if not dims else f"shape {dims}, or (...,) + {dims} for a batch."))
+        lines.append(
+            f"Returns {name}: "
+            + (
+                "a float, or an array of shape (...) for a batch."
+                if not dims
+                else f"shape {dims}, or (...,) + {dims} for a batch."
+            )
+        )
     if model.params:
         lines.append("Parameters are keyword arguments (numbers, or arrays broadcast against the batch).")
     return "\n".join(lines)

@@ -23,7 +23,8 @@ LIBRARY_NAMES = frozenset(
     (
         "acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 frexp ilogb ldexp log log10 "
         "log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow sqrt erf erfc lgamma tgamma ceil floor nearbyint rint "
-        "lrint llrint round lround llround trunc fmod remainder remquo copysign nan nextafter nexttoward fdim fmax fmin "
+        "lrint llrint round lround llround trunc fmod remainder remquo copysign nan nextafter nexttoward fdim "
+        "fmax fmin "
         "fma j0 j1 jn y0 y1 yn gamma drem finite significand scalb signgam sincos exp10 pow10 "
         "isfinite isinf isnan isnormal signbit fpclassify isgreater isgreaterequal isless islessequal islessgreater "
         "isunordered math_errhandling "

@@ -71,17 +71,19 @@ class MatlabBackend(Backend):
 
         state = ", ".join(f"{s.name}=%.6g" for s in model.state)
         failure = (
-            f"error('sls:notPositiveDefinite', "
-            f"{quoted(f'{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]')}, x);"
+            "error('sls:notPositiveDefinite', "
+            + quoted(f"{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]")
+            + ", x);"
         )
         return solve_body(function.name, programs[0], model.n, model.m, failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
+        from .code import wrapper_body
+
         if function.uses != "qddot_fun":
             return None
-        n = model.n
-        lines = ["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"]
-        return lambda: lines
+        body = wrapper_body(model.n)
+        return lambda: body
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from ... import render

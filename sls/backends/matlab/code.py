@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
@@ -37,8 +38,8 @@ OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) |
 OCTAVE_ONLY = ("#", "!=", "++", "+=", "endfunction", "endif", "endfor", '"', "printf(", "!")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-#: A generated local as sls's printers name it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``): MATLAB names start with a letter.
-_GENERATED = re.compile(r"(?<![\w.])_([A-Za-z]\w*)")
+#: A generated local as sls's lowering names it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``).
+_GENERATED = re.compile(r"_[A-Za-z]\w*")
 
 
 def reserved(name: str) -> bool:
@@ -71,9 +72,10 @@ def renames(names: list) -> dict:
     return result
 
 
-def local(text: str) -> str:
-    """Generated locals (``_t0``) as MATLAB names (``t0_``)."""
-    return _GENERATED.sub(r"\1_", text)
+def local(name: str) -> str:
+    """A generated local (``_t0``) as a MATLAB name (``t0_``: MATLAB names start with a letter); other names
+    as they are (the user's names never start with ``_`` here: :func:`renames` gives them a ``v_``)."""
+    return name[1:] + "_" if _GENERATED.fullmatch(name) else name
 
 
 def number(value: float) -> str:
@@ -94,7 +96,7 @@ class MatlabPrinter(OctaveCodePrinter):
         self.names = dict(names or {})
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return self.names.get(expr.name, expr.name)  # generated locals (_t0) are renamed by local() on whole lines
+        return self.names.get(expr.name) or local(expr.name)
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return number(float(expr))
@@ -128,8 +130,8 @@ def _power(base: str, exponent: str) -> tuple:
 def matlab_path(names: dict) -> lowering.Path:
     """The one path of the MATLAB target (every value a double scalar)."""
     printer = MatlabPrinter(names)
-    style = Style(printer, "", scalar=True, power=_power, assign=_assign, names=dict(names))
-    return lowering.Path(text=printer.expression, style=style, assign=_assign)
+    style = Style(printer, "", scalar=True, power=_power, names=dict(names), local=local)
+    return lowering.Path(text=printer.expression, style=style, local=local)
 
 
 # --------------------------------------------------------------------------
@@ -160,23 +162,49 @@ def fill(name: str, shape: tuple, values: list) -> list:
     return lines
 
 
-def kernel_body(lowered: lowering.Lowered) -> list:
+@dataclass(frozen=True)
+class Body:
+    """A MATLAB function body after the argument binding: its ``lines``, and the names its expressions read
+    (``reads``: which arguments and parameters need binding)."""
+
+    lines: list[str]
+    reads: frozenset[str]
+
+
+def _reads(ops: list, *arrays: list) -> set[str]:
+    """The names read by the values of ``ops`` (:class:`~sls.lowering.Let`\\ s) and by the texts in ``arrays``."""
+    texts = [op.value for op in ops] + [v for values in arrays for v in values if isinstance(v, str)]
+    return {name for text in texts for name in _IDENTIFIER.findall(text)}
+
+
+def kernel_body(lowered: lowering.Lowered) -> Body:
     """An array function: shared subexpressions, then its one output."""
     (name,) = lowered.outputs
     shape, texts, constants = lowered.output(name)
-    values = [c if c is not None else t for t, c in zip(texts, constants)]
-    return [local(line) for line in lowered.printed.lines] + [local(line) for line in fill(name, shape, values)]
+    values: list = [c if c is not None else t for t, c in zip(texts, constants)]
+    lines = _let_lines(lowered.printed.lines) + fill(name, shape, values)
+    return Body(lines, frozenset(_reads(lowered.printed.lines, values)))
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list:
+def wrapper_body(n: int) -> Body:
+    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]``."""
+    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"], frozenset())
+
+
+def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
     """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
-    lines = list(program.lines) + [_assign(op.name, op.value) for op in program.bindings]
+    reads = _reads(program.lines + program.bindings + program.late, *program.values.values())
+    return Body(_solve_lines(name, program, n, m, failure), frozenset(reads))
+
+
+def _solve_lines(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
+    """The lines of :func:`solve_body`."""
+    lines = _let_lines(program.lines) + _let_lines(program.bindings)
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
     arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
     for array in arrays:
         lines += fill(array, program.shapes[array], program.values[array])
-    lines = [local(line) for line in lines]
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end"]
     if name == "qddot_fun":
         return lines + ["qddot = R \\ (R' \\ rhs);"]
@@ -192,12 +220,53 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failur
     ]
 
 
+def _let_lines(ops: list) -> list:
+    """The :class:`~sls.lowering.Let`\\ s of a program as MATLAB assignments (a MATLAB solve never unrolls)."""
+    return [_assign(op.name, op.value) for op in ops]
+
+
 def quoted(text: str) -> str:
     """``text`` as a MATLAB single-quoted string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
-def function_spec(function: functions.Function, model: Model, names: dict, lines: list) -> dict:
+@dataclass(frozen=True)
+class Param:
+    """A parameter as ``templates/matlab/function.m.j2`` reads it: its ``name``, the name ``quoted``, its MATLAB
+    ``local``, the struct ``field`` holding it, its ``default`` literal (``None``: required) and whether the
+    function reads it (``used``)."""
+
+    name: str
+    quoted: str
+    local: str
+    field: str
+    default: str | None
+    used: bool
+
+
+@dataclass(frozen=True)
+class MatlabSpec:
+    """What ``templates/matlab/function.m.j2`` needs about one generated function."""
+
+    name: str
+    upper: str
+    summary: str
+    arguments: list[str]
+    nargs: int
+    outputs: list[str]
+    result: str
+    shapes: list[str]
+    checks: list[str]
+    params: list[Param]
+    param_list: str
+    param_names: str
+    example: str | None
+    bindings: list[str]
+    body: list[str]
+    wrapper: bool
+
+
+def function_spec(function: functions.Function, model: Model, names: dict, body: Body) -> MatlabSpec:
     """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
@@ -206,7 +275,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
         "u": [s.name for s in model.inputs],
         "qddot": [f"qddot{k}_" for k in range(n)],
     }
-    used = set(_IDENTIFIER.findall("\n".join(line for line in lines if "error(" not in line)))
+    used = body.reads
     bindings = []
     for argument in arguments:
         for k, symbol in enumerate(symbols[argument]):
@@ -217,16 +286,8 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
     for pname, value in model.params.items():
         local_name = names.get(pname, pname)
         field = f"p.{pname}" if pname not in KEYWORDS else f"p.({quoted(pname)})"
-        params.append(
-            {
-                "name": pname,
-                "quoted": quoted(pname),
-                "local": local_name,
-                "field": field,
-                "default": None if value is None else number(float(value)),
-                "used": local_name in used,
-            }
-        )
+        default = None if value is None else number(float(value))
+        params.append(Param(pname, quoted(pname), local_name, field, default, local_name in used))
     outputs = [o for o, _ in function.outputs]
     described = {
         "x": (2 * n, f"state [{', '.join(symbols['x'])}]"),
@@ -236,36 +297,39 @@ def function_spec(function: functions.Function, model: Model, names: dict, lines
     checks = []
     for argument in arguments:
         size, what = described[argument]
-        message = quoted(f"{function.name}: {argument} must be {size} finite number{'s' if size != 1 else ''}, the {what}")
+        plural = "s" if size != 1 else ""
+        message = quoted(f"{function.name}: {argument} must be {size} finite number{plural}, the {what}")
         checks.append(f"if ~isnumeric({argument}) || numel({argument}) ~= {size} || ~all(isfinite({argument}(:)))")
         checks.append(f"    error('sls:badArgument', {message});")
         checks.append("end")
     shapes = []
     for o, shape in function.outputs:
         dims = functions.sizes(shape, n, m)
-        shapes.append(f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,)))))
+        shapes.append(
+            f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,))))
+        )
     example = None
     if model.params:
         first = next(iter(model.params))
         example = f"{function.name}({', '.join(arguments)}, struct({quoted(first)}, value))"
-    return {
-        "name": function.name,
-        "upper": function.name.upper(),
-        "summary": function.summary,
-        "arguments": arguments,
-        "nargs": len(arguments),
-        "outputs": outputs,
-        "result": outputs[0] if len(outputs) == 1 else "[" + ", ".join(outputs) + "]",
-        "shapes": shapes,
-        "checks": checks,
-        "params": params,
-        "param_list": ", ".join(quoted(p) for p in model.params),
-        "param_names": ", ".join(model.params) or "none",
-        "example": example,
-        "bindings": bindings,
-        "body": lines,
-        "wrapper": function.uses is not None,
-    }
+    return MatlabSpec(
+        name=function.name,
+        upper=function.name.upper(),
+        summary=function.summary,
+        arguments=arguments,
+        nargs=len(arguments),
+        outputs=outputs,
+        result=outputs[0] if len(outputs) == 1 else "[" + ", ".join(outputs) + "]",
+        shapes=shapes,
+        checks=checks,
+        params=params,
+        param_list=", ".join(quoted(p) for p in model.params),
+        param_names=", ".join(model.params) or "none",
+        example=example,
+        bindings=bindings,
+        body=body.lines,
+        wrapper=function.uses is not None,
+    )
 
 
 def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, lines: list) -> list:
@@ -274,9 +338,8 @@ def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, l
         lines += fill(array, program.shapes[array], program.values[array])
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end", "qddot = R \\ (R' \\ rhs);"]
     lines += [f"{name} = qddot({k + 1});" for k, name in enumerate(program.accelerations)]
-    lines += [_assign(op.name, op.value) for op in program.late]
+    lines += _let_lines(program.late)
     lines += fill("residual_jac", program.shapes["residual_jac"], program.values["residual_jac"])
-    lines = [local(line) for line in lines]
     return lines + [
         "% d(qddot)/dx = -M \\ dr/dx, r = M qddot + C qdot + phi + fric - B_u u at fixed qddot and u",
         "Z = R \\ (R' \\ [-residual_jac, B_u]);",

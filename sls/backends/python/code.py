@@ -18,9 +18,12 @@ with them. Output is deterministic: same model → same text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of, unravel
+
+_MATH = re.compile(r"(?<![\w.])math\.")
 
 
 @dataclass(frozen=True)
@@ -66,13 +69,14 @@ class Kernel:
     """Printed code of one generated function's symbolic part.
 
     ``scalar_lines``/``batch_lines`` assign the common subexpressions;
-    ``outputs`` maps output names to :class:`Output`.
+    ``outputs`` maps output names to :class:`Output`; ``uses_math``: the
+    scalar path calls :mod:`math` (the module imports it only then).
     """
 
     scalar_lines: list
     batch_lines: list
     outputs: dict = field(default_factory=dict)
-
+    uses_math: bool = True
 
 
 def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
@@ -81,8 +85,22 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
     for name in scalar.outputs:
         shape, scalar_texts, constants = scalar.output(name)
         _, batch_texts, _ = batch.output(name)
-        outputs[name] = Output(name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants])
-    return Kernel(scalar_lines=scalar.printed.lines, batch_lines=batch.printed.lines, outputs=outputs)
+        outputs[name] = Output(
+            name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants]
+        )
+    scalar_lines = _op_lines(scalar.printed.lines, True)
+    texts = scalar_lines + [text for output in outputs.values() for text in output.scalar]
+    return Kernel(
+        scalar_lines=scalar_lines,
+        batch_lines=_op_lines(batch.printed.lines, False),
+        outputs=outputs,
+        uses_math=uses_math(texts),
+    )
+
+
+def uses_math(texts: list[str]) -> bool:
+    """True when the scalar path's ``texts`` call a :mod:`math` function (``math.sin(...)``)."""
+    return any(_MATH.search(text) for text in texts)
 
 
 # --------------------------------------------------------------------------
@@ -99,13 +117,16 @@ class SolverCode:
     not positive definite) raises ``_NotPositiveDefinite``, caught in the
     same lines, which then hand the assembled arrays to the module's
     ``_generic`` (numpy's Cholesky and solve, raising ``LinAlgError`` naming
-    the state).
+    the state). ``uses_math``: the scalar lines call :mod:`math`;
+    ``raises``: they raise or catch ``_NotPositiveDefinite``.
     """
 
     scalar_lines: list
     batch_lines: list
     unrolled: bool
     phased: bool = False
+    uses_math: bool = True
+    raises: bool = True
 
 
 def _assemble(values: list, shape: tuple, scalar: bool) -> str:
@@ -135,7 +156,11 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
         z = results["qddot"]
         if scalar:
             return ["return np.array([" + ", ".join(map(text_of, z)) + "])"]
-        return [f"_out = np.empty(_x.shape[:-1] + ({n},))", *[f"_out[..., {k}] = {text_of(v)}" for k, v in enumerate(z)], "return _out"]
+        return [
+            f"_out = np.empty(_x.shape[:-1] + ({n},))",
+            *[f"_out[..., {k}] = {text_of(v)}" for k, v in enumerate(z)],
+            "return _out",
+        ]
     A_rows, B_rows = results["A"], results["B"]
     top_A = [[1.0 if b == n + a else 0.0 for b in range(2 * n)] for a in range(n)]
     if scalar:
@@ -147,11 +172,15 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
             "    np.array([" + ", ".join(map(text_of, B_flat)) + f"]).reshape({(2 * n, m)}),",
             ")",
         ]
-    lines = ["_batch = _x.shape[:-1]", f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))", f"_A[..., :{n}, {n}:] = np.eye({n})"]
+    lines = [
+        "_batch = _x.shape[:-1]",
+        f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))",
+        f"_A[..., :{n}, {n}:] = np.eye({n})",
+    ]
     for a in range(n):
-        for l in range(2 * n):
-            if A_rows[a][l] != 0.0:
-                lines.append(f"_A[..., {n + a}, {l}] = {text_of(A_rows[a][l])}")
+        for col in range(2 * n):
+            if A_rows[a][col] != 0.0:
+                lines.append(f"_A[..., {n + a}, {col}] = {text_of(A_rows[a][col])}")
     lines.append(f"_B = np.zeros(_batch + ({2 * n}, {m}))")
     for a in range(n):
         for j in range(m):
@@ -180,9 +209,11 @@ def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool
     if not program.unrolled:
         return [f"_mass = {assemble['M']}", *numeric, *late, generic]
     lines = ["_factored = True", "try:"]
-    lines += ["    " + line for line in _op_lines(program.factor, scalar)] or ["    pass"]
+    lines += ["    " + line for line in _op_lines(program.factor or [], scalar)] or ["    pass"]
     lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
-    solved = _op_lines(program.steps, scalar) + [f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])]
+    solved = _op_lines(program.steps, scalar) + [
+        f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])
+    ]
     lines += ["    " + line for line in solved]
     lines += ["else:", f"    _mass = {assemble['M']}", *["    " + line for line in numeric]]
     lines += late
@@ -195,11 +226,15 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
     """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
-        lines = list(program.lines) + _op_lines(program.bindings, scalar)
+        lines = _op_lines(program.lines, scalar) + _op_lines(program.bindings, scalar)
         if program.phased:
             result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
             continue
-        generic = "return _generic(" + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values) + ", _x)"
+        generic = (
+            "return _generic("
+            + ", ".join(_assemble(program.values[k], program.shapes[k], scalar) for k in program.values)
+            + ", _x)"
+        )
         if not program.unrolled:
             lines.append(generic)
         else:
@@ -211,7 +246,15 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
             lines += _op_lines(program.steps, scalar)
             lines += _returns(name, program.results, n, m, scalar)
         result[scalar] = lines
-    return SolverCode(scalar_lines=result[True], batch_lines=result[False], unrolled=programs[0].unrolled, phased=programs[0].phased)
+    return SolverCode(
+        scalar_lines=result[True],
+        batch_lines=result[False],
+        unrolled=programs[0].unrolled,
+        phased=programs[0].phased,
+        uses_math=uses_math(result[True]),
+        # a phased program always catches the failure of its factorization; another only when it has one
+        raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
+    )
 
 
 def _nested(flat: list, shape: tuple) -> str:

@@ -9,6 +9,7 @@ header; :func:`check_names` refuses user names the generated code uses itself.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,26 +69,49 @@ def names_tuple(names: list) -> str:
     return "(" + ", ".join(f'"{n}"' for n in names) + ("," if len(names) == 1 else "") + ")"
 
 
-def function_spec(name: str, model: Model) -> dict:
+@dataclass(frozen=True)
+class Extra:
+    """An argument besides ``x`` (``tau_fun``'s ``qddot``): its ``name``, ``size``, ``doc`` line and the
+    ``symbols`` its entries bind."""
+
+    name: str
+    size: int
+    doc: str
+    symbols: list[str]
+
+
+@dataclass(frozen=True)
+class PythonSpec:
+    """What ``function.py.j2`` needs to know about one array function."""
+
+    name: str
+    summary: str
+    args: str
+    returns: str
+    extra: Extra | None = None
+
+
+def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
     summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
     shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
-    returns = "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
-    spec = {"name": name, "summary": summary, "args": "x", "returns": returns, "extra": None}
-    if name == "tau_fun":
-        spec["args"] = "x, qddot"
-        spec["extra"] = {
-            "name": "qddot",
-            "size": model.n,
-            "doc": "Accelerations, one per coordinate.",
-            "symbols": [f"_qddot{k}" for k in range(model.n)],
-        }
-    return spec
+    returns = (
+        "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
+    )
+    if name != "tau_fun":
+        return PythonSpec(name, summary, "x", returns)
+    symbols = [f"_qddot{k}" for k in range(model.n)]
+    extra = Extra("qddot", model.n, "Accelerations, one per coordinate.", symbols)
+    return PythonSpec(name, summary, "x, qddot", returns, extra)
 
 
 def render_package(
-    env: jinja2.Environment, model: Model, kernels: dict, simplify: bool = False, method: str = "expanded",
+    env: jinja2.Environment,
+    model: Model,
+    kernels: dict,
+    simplify: bool = False,
+    method: str = "expanded",
     runtime: dict | None = None,
 ) -> dict[str, str]:
     """Render every file of the generated package: file name → source text (``runtime``: the runtime
@@ -108,13 +132,25 @@ def _skeleton(kernels: dict) -> dict:
         if code is None:
             result[name] = None
         elif isinstance(code, SolverCode):
-            result[name] = SolverCode(scalar_lines=["pass"], batch_lines=["return None"], unrolled=code.unrolled)
+            result[name] = SolverCode(
+                scalar_lines=["pass"],
+                batch_lines=["return None"],
+                unrolled=code.unrolled,
+                uses_math=code.uses_math,
+                raises=code.raises,
+            )
         else:
             outputs = {
-                key: Output(name=key, shape=out.shape, scalar=["0.0"] * len(out.scalar), batch=["0.0"] * len(out.batch), zero=[True] * len(out.zero))
+                key: Output(
+                    name=key,
+                    shape=out.shape,
+                    scalar=["0.0"] * len(out.scalar),
+                    batch=["0.0"] * len(out.batch),
+                    zero=[True] * len(out.zero),
+                )
                 for key, out in code.outputs.items()
             }
-            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs)
+            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math)
     return result
 
 

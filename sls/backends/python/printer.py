@@ -9,6 +9,8 @@ vectorised operation per temporary.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
@@ -92,12 +94,12 @@ class BatchPrinter(_MinMax, NumPyPrinter):
         return text
 
 
-def _float_text(printer: object, value: sympy.Expr) -> str:
+def _float_text(printer: Any, value: sympy.Expr) -> str:
     """``value`` printed as a float where it is a number (so Python arithmetic stays in floats)."""
     return repr(float(value)) if value.is_Number else printer._print(value)
 
 
-def _nested_call(printer: object, name: str, args: tuple) -> str:
+def _nested_call(printer: Any, name: str, args: tuple) -> str:
     """``name(a, name(b, c))`` for a Max/Min of any number of arguments; numbers print as floats."""
     texts = [_float_text(printer, a) for a in args]
     text = texts[-1]
@@ -111,10 +113,6 @@ BATCH = BatchPrinter()
 
 
 #: The two paths of every Python function: Python floats (one state) and numpy arrays (a batch).
-SCALAR_PATH = lowering.Path(
-    text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), assign=lambda name, text: f"{name} = {text}", float_entries=True
-)
-BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False), assign=lambda name, text: f"{name} = {text}")
+SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), float_entries=True)
+BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False))
 PATHS = [SCALAR_PATH, BATCH_PATH]
-
-

@@ -7,8 +7,6 @@ import numpy as np
 from . import _runtime
 from .C_fun import C_fun
 from .C_jac_fun import C_jac_fun
-from .M_fun import M_fun
-from .M_jac_fun import M_jac_fun
 from .constraint_bias_fun import constraint_bias_fun
 from .constraint_bias_jac_fun import constraint_bias_jac_fun
 from .constraint_jac_fun import constraint_jac_fun
@@ -16,6 +14,8 @@ from .constraint_jac_jac_fun import constraint_jac_jac_fun
 from .fric_jac_fun import fric_jac_fun
 from .input_matrix_fun import input_matrix_fun
 from .input_matrix_jac_fun import input_matrix_jac_fun
+from .M_fun import M_fun
+from .M_jac_fun import M_jac_fun
 from .phi_jac_fun import phi_jac_fun
 from .tau_fun import tau_fun
 
@@ -48,25 +48,32 @@ def _augmented(M, A):
 
 
 def _cholesky(M_aug, x):
-    """The lower Cholesky factor of M + A'WA (batched); a LinAlgError naming the state where it is not positive definite."""
+    """The lower Cholesky factor of M + A'WA (batched); a LinAlgError naming the state where it is not
+    positive definite."""
     try:
         return np.linalg.cholesky(M_aug)
     except np.linalg.LinAlgError:
         states = np.broadcast_to(x, M_aug.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])
-        first = 0
-        for first, block in enumerate(M_aug.reshape((-1,) + M_aug.shape[-2:])):
-            try:
-                np.linalg.cholesky(block)
-            except np.linalg.LinAlgError:
-                break
+        blocks = M_aug.reshape((-1,) + M_aug.shape[-2:])
+        first = next((k for k, block in enumerate(blocks) if not _definite(block)), 0)
         raise np.linalg.LinAlgError(
             f"the mass matrix M is not positive definite on the velocities the constraints allow "
             f"(M + A'WA is singular or indefinite) at x = [{_runtime.describe_state(states[first])}]"
         ) from None
 
 
+def _definite(matrix):
+    """Whether ``matrix`` (n, n) has a Cholesky factor."""
+    try:
+        np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
 def _cho_solve(L, B):
-    """Solve (L L') Z = B for every column of B (..., n, r) by substitution: the factor is reused for every right-hand side."""
+    """Solve (L L') Z = B for every column of B (..., n, r) by substitution: the factor is reused for every
+    right-hand side."""
     batch = np.broadcast_shapes(L.shape[:-2], B.shape[:-2])
     B = np.broadcast_to(B, batch + B.shape[-2:])
     y = np.empty(B.shape)
@@ -74,7 +81,9 @@ def _cho_solve(L, B):
         y[..., i, :] = (B[..., i, :] - np.einsum("...j,...jr->...r", L[..., i, :i], y[..., :i, :])) / L[..., i, i, None]
     z = np.empty(B.shape)
     for i in reversed(range(N)):
-        z[..., i, :] = (y[..., i, :] - np.einsum("...j,...jr->...r", L[..., i + 1 :, i], z[..., i + 1 :, :])) / L[..., i, i, None]
+        z[..., i, :] = (y[..., i, :] - np.einsum("...j,...jr->...r", L[..., i + 1 :, i], z[..., i + 1 :, :])) / L[
+            ..., i, i, None
+        ]
     return z
 
 
@@ -84,8 +93,9 @@ def _schur_solve(S, rhs, x):
         return np.linalg.solve(S, rhs)
     except np.linalg.LinAlgError:
         where = _runtime.describe_state(x if x.ndim == 1 else x.reshape(-1, x.shape[-1])[0])
+        another = " (or another state of the batch)" if x.ndim > 1 else ""
         raise np.linalg.LinAlgError(
-            f"the constraints are dependent at x = [{where}]{' (or another state of the batch)' if x.ndim > 1 else ''}: "
+            f"the constraints are dependent at x = [{where}]{another}: "
             "A (M + A'WA)^-1 A' is singular (A = constraint_jac_fun(x) loses rank there)"
         ) from None
 
@@ -136,7 +146,12 @@ def linearized_model(x, u, params):
     dA = constraint_jac_jac_fun(_x, **params)
     # df/dx of f = B_u u - C qdot - phi - fric (d(C qdot)/dqdot_l = C[:, l] + dC/dqdot_l qdot).
     df = np.einsum("...ajl,...j->...al", input_matrix_jac_fun(_x, **params), _u)
-    df = df - np.einsum("...ajl,...j->...al", C_jac_fun(_x, **params), dq) - phi_jac_fun(_x, **params) - fric_jac_fun(_x, **params)
+    df = (
+        df
+        - np.einsum("...ajl,...j->...al", C_jac_fun(_x, **params), dq)
+        - phi_jac_fun(_x, **params)
+        - fric_jac_fun(_x, **params)
+    )
     df[..., :, N:] -= C_fun(_x, **params)
     R = df - np.einsum("...abl,...b->...al", dM, qddot) + np.einsum("...ial,...i->...al", dA, lam)
     R = np.concatenate([R, np.broadcast_to(B_u, R.shape[:-1] + (M_INPUTS,))], axis=-1)

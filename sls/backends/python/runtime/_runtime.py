@@ -102,10 +102,13 @@ def parameters(names, values, x, scalar):
             shapes.append(f"{name} {number.shape}")
     if shapes:
         try:
-            batch = np.broadcast_shapes(x.shape[:-1], *(number.shape for number in checked if type(number) is not float))
+            batch = np.broadcast_shapes(
+                x.shape[:-1], *(number.shape for number in checked if type(number) is not float)
+            )
         except ValueError:
             raise ValueError(
-                f"the parameter arrays ({', '.join(shapes)}) do not broadcast against the batch shape {x.shape[:-1]} of x"
+                f"the parameter arrays ({', '.join(shapes)}) do not broadcast against the batch shape "
+                f"{x.shape[:-1]} of x"
             ) from None
         x = np.broadcast_to(x, batch + x.shape[-1:])
         scalar = None
@@ -125,7 +128,9 @@ def _parameter(name, value):
     except (TypeError, ValueError):
         raise ValueError(problem) from None
     if not real:
-        raise ValueError(f"parameter '{name}' must be real, got {_brief(value)}: the generated code computes in real arithmetic")
+        raise ValueError(
+            f"parameter '{name}' must be real, got {_brief(value)}: the generated code computes in real arithmetic"
+        )
     if not np.isfinite(array).all():
         raise ValueError(f"parameter '{name}' must be finite, got {_brief(value)}")
     return float(array) if array.ndim == 0 else array
@@ -137,11 +142,13 @@ def _brief(value):
 
 
 class DomainError(ValueError):
-    """A generated function is not defined at a state (a square root or logarithm of a negative number, a division by zero, ...)."""
+    """A generated function is not defined at a state (a square root or logarithm of a negative number, a division
+    by zero, ...)."""
 
 
 def undefined(name, x, error):
-    """The error raised when the scalar path of function ``name`` fails at state ``x`` (a ``LinAlgError`` stays as it is)."""
+    """The error raised when the scalar path of function ``name`` fails at state ``x`` (a ``LinAlgError`` stays as
+    it is)."""
     if isinstance(error, (np.linalg.LinAlgError, DomainError)):
         return error
     cause = str(error) or type(error).__name__
@@ -149,12 +156,15 @@ def undefined(name, x, error):
 
 
 def undefined_batch(name, function, error, params, *arrays):
-    """The error of a failed batch: the error of the first state that fails on its own (names the function and the state)."""
+    """The error of a failed batch: the error of the first state that fails on its own (names the function and the
+    state)."""
     if isinstance(error, (np.linalg.LinAlgError, DomainError)):
         return error
     batch = arrays[0].shape[:-1]
     rows = [np.broadcast_to(a, batch + a.shape[-1:]).reshape(-1, a.shape[-1]) for a in arrays]
-    columns = {key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray}
+    columns = {
+        key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray
+    }
     for k in range(rows[0].shape[0]):
         values = {**params, **{key: float(column[k]) for key, column in columns.items()}}
         try:
@@ -183,9 +193,7 @@ def describe_state(x):
 
 def singular(x):
     """The error raised when M is not positive definite at state ``x``."""
-    return np.linalg.LinAlgError(
-        f"the mass matrix M is singular or not positive definite at x = [{describe_state(x)}]"
-    )
+    return np.linalg.LinAlgError(f"the mass matrix M is singular or not positive definite at x = [{describe_state(x)}]")
 
 
 def solve_spd(M, rhs, x):
@@ -219,17 +227,20 @@ CHUNK = 8192
 
 
 def chunked(function, x, u, params):
-    """``function`` over blocks of ``CHUNK`` states of the broadcast batch ``x``, ``u`` (and array parameters), reassembled."""
+    """``function`` over blocks of ``CHUNK`` states of the broadcast batch ``x``, ``u`` (and array parameters),
+    reassembled."""
     batch = x.shape[:-1]
     xs = x.reshape(-1, x.shape[-1])
     us = u.reshape(-1, u.shape[-1])
-    arrays = {key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray}
-    outs = None
+    arrays = {
+        key: np.broadcast_to(value, batch).reshape(-1) for key, value in params.items() if type(value) is _ndarray
+    }
+    outs: list = []  # called with more than one block: every block has the same parts
     for s in range(0, xs.shape[0], CHUNK):
         values = {**params, **{key: value[s : s + CHUNK] for key, value in arrays.items()}}
         part = function(xs[s : s + CHUNK], us[s : s + CHUNK], **values)
         parts = part if isinstance(part, tuple) else (part,)
-        if outs is None:
+        if not outs:
             outs = [np.empty(xs.shape[:1] + p.shape[1:]) for p in parts]
         for out, p in zip(outs, parts):
             out[s : s + CHUNK] = p
