@@ -31,6 +31,7 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -448,11 +449,29 @@ def _expression(value: object, what: str) -> sympy.Expr:
     if isinstance(value, bool) or not isinstance(value, (sympy.Expr, int, float)):
         raise ModelTypeError(f"{what}: expected a sympy expression or number, got {type(value).__name__}")
     expr = sympy.sympify(value) if not isinstance(value, sympy.Expr) else value
-    for node in sympy.preorder_traversal(expr):
+    for node in distinct_nodes(expr):
         problem = _forbidden(node)
         if problem:
             raise ModelError(f"{what}: {problem}: {brief(node, 80)}")
     return expr
+
+
+def distinct_nodes(expr: sympy.Basic) -> Iterator[sympy.Basic]:
+    """Every subexpression of ``expr`` once, parents before children.
+
+    A robot's energies share subtrees (a link's velocity appears in every link below it):
+    a tree walk such as ``sympy.preorder_traversal`` visits a shared subtree once per use,
+    exponentially often in the depth of the robot; this walk visits each object once.
+    """
+    seen: set[int] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(reversed(node.args))
 
 
 def _forbidden(node: sympy.Basic) -> str:
