@@ -134,8 +134,10 @@ def load_model(
     links: int | None = None,
     constraints: tuple = (),
     velocity_constraints: tuple = (),
+    floating_base: bool = False,
 ):
-    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``)."""
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
+    ``floating_base``: ``--floating-base`` of a URDF model)."""
     if links is not None and model != NLINK:
         raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
@@ -164,8 +166,12 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
+    if floating_base and not (model and Path(model).suffix == ".urdf"):
+        raise UsageError("--floating-base goes with a URDF robot file (NAME.urdf): it frees the robot's root link")
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
+    elif floating_base:
+        loaded = load_urdf(model, floating_base=True)
     else:
         loaded = _load_named(model or DEFAULT_EXAMPLE)
     if param_values:
@@ -206,22 +212,24 @@ def _load_named(model: str):
 @click.option("--velocity-constraint", "velocity_constraints", multiple=True, metavar="EXPR", help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
+@click.option("--floating-base", "floating_base", is_flag=True, help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, simplify, target, verbose, quiet) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, out, links, floating_base, simplify, target, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
     executed as your own code), a robot description (NAME.urdf: revolute,
-    continuous, prismatic and fixed joints, gravity g along -z) or a bundled
+    continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
+    friction, gravity g along -z; --floating-base frees the root link) or a bundled
     example's name (see `sls examples`); without MODEL and without inline
     flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
       sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints)
+    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, floating_base)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
     if quiet:

@@ -293,8 +293,8 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robo
         seen.add(joint.name)
     root_link, ordered = _tree(links, joints, where)
     ordered = _resolve_mimics(ordered, where)
-    if not joints and not floating_base:
-        floating_base = True  # one link, no joint: a free body (a drone)
+    if not floating_base and all(j.kind == "fixed" for j in ordered):
+        floating_base = True  # nothing moves inside: one rigid body, free in space (a drone)
     world = root_link
     if floating_base:
         for joint in ordered:
@@ -314,11 +314,6 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robo
     for link, element in links.items():
         inertials[link] = _inertial(element, link, where, check=link not in fixed_to_world)
     robot = Robot(root=world, joints=expanded, inertials=inertials, bases=bases)
-    if not robot.movable:
-        raise where.error(
-            "the robot has no movable joint (revolute, continuous, prismatic, floating or planar); there is nothing "
-            "to derive (a robot whose base moves freely: use the floating-base option)"
-        )
     _check_moving_mass(robot, where)
     _check_mass_matrix(robot, where)
     return robot
@@ -758,10 +753,14 @@ def _check_moving_mass(robot: Robot, where: _Where) -> None:
         carried = [link for link in carried if link not in massless]
         shown = next((base.link for base in robot.bases if joint.name in base.joints), joint.child)
         inertials = [robot.inertials[link] for link in carried if robot.inertials[link] is not None]
-        child = f"link '{shown}'" + (" and the links it carries" if len(carried) > 1 else "")
+        mimics = len(_carriers(robot)[joint.name]) > 1
+        carrying = " and the links it and its mimic joints carry" if mimics else " and the links it carries"
+        child = f"link '{shown}'" + (carrying if len(carried) > 1 else "")
         problem = "no <inertial>" if not inertials else ("zero mass" if joint.kind == "prismatic" else "zero mass and inertia")
+        base = next((base for base in robot.bases if joint.name in base.joints), None)
+        mover = f"joint '{joint.name}'" if base is None else f"the {base.kind} joint '{base.name}' (coordinate '{joint.name}')"
         raise where.error(
-            f"joint '{joint.name}' moves no mass: {child} {'have' if len(carried) > 1 else 'has'} {problem}, "
+            f"{mover} moves no mass: {child} {'have' if len(carried) > 1 else 'has'} {problem}, "
             "so the mass matrix would be singular; give the link an <inertial> with a positive mass"
         )
 
@@ -789,6 +788,13 @@ def _check_mass_matrix(robot: Robot, where: _Where, samples: int = 3) -> None:
                 f"inertia about it (the mass matrix is singular, e.g. at {at}); give them inertia"
             )
         listed = ", ".join(f"'{name}'" for name in involved)
+        base = next((base for base in robot.bases if set(involved) <= set(base.joints)), None)
+        if base is not None:
+            raise where.error(
+                f"the {base.kind} joint '{base.name}' moves no mass in some direction: coordinates {listed} together "
+                f"move nothing that has mass or inertia (the mass matrix is singular, e.g. at {at}); check the "
+                f"<inertia> of link '{base.link}' and the links it carries"
+            )
         raise where.error(
             f"joints {listed} together move no mass (the mass matrix is singular, e.g. at {at}): the links they "
             "carry have no inertia in that combined motion; give them inertia"
