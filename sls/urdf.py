@@ -100,7 +100,7 @@ import sympy
 
 from .errors import ModelError, ModelFileError, SlsError
 from .expressions import symbol
-from .model import Model, build_model, check_name, read_model_text
+from .model import Model, build_model, check_name, check_value, read_model_text
 
 #: Joint types that are coordinates, the base joints expanded into chains of them, all types sls reads.
 MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
@@ -263,6 +263,42 @@ def load_urdf(
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
     return model
+
+
+#: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
+URDF_TABLE_KEYS = ("file", "floating_base")
+URDF_FILE_KEYS = ("urdf", "params")
+
+
+def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
+    """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
+    file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
+    what = f"{path}: [urdf]"
+    unknown = sorted(set(data) - set(URDF_FILE_KEYS))
+    if unknown:
+        raise ModelFileError(f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})")
+    table, params = data["urdf"], data.get("params", {})
+    if not isinstance(table, dict):
+        raise ModelFileError(f"{what} must be a table: [urdf] file = \"robot.urdf\"")
+    unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
+    if unknown:
+        raise ModelFileError(f"{what}: unknown key '{unknown[0]}' (allowed: {', '.join(URDF_TABLE_KEYS)})")
+    file, floating = table.get("file"), table.get("floating_base", False)
+    if not isinstance(file, str) or not file:
+        raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
+    if not isinstance(floating, bool):
+        raise ModelFileError(f"{what}: 'floating_base' must be true or false")
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
+    model = load_urdf(Path(path).parent / file, name=name, source=source, floating_base=floating)
+    unknown = sorted(set(params) - set(model.params))
+    if unknown:
+        raise ModelFileError(f"{path}: [params] {unknown[0]}: the robot has no parameter of that name (it has: {', '.join(model.params)})")
+    try:
+        values = {key: check_value(key, value) for key, value in params.items()}
+    except ModelError as exc:
+        raise ModelFileError(f"{path}: [params] {exc}") from None
+    return replace(model, params={**model.params, **values}, file=str(path))
 
 
 def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robot:
@@ -795,9 +831,17 @@ def _check_mass_matrix(robot: Robot, where: _Where, samples: int = 3) -> None:
                 f"move nothing that has mass or inertia (the mass matrix is singular, e.g. at {at}); check the "
                 f"<inertia> of link '{base.link}' and the links it carries"
             )
+        hint = "; give them inertia"
+        for base in robot.bases:
+            inertial = robot.inertials.get(base.link)
+            if set(involved) & set(base.joints) and (inertial is None or inertial.mass == 0):
+                hint = (
+                    f"; link '{base.link}' of the {base.kind} joint '{base.name}' has no mass, so the joints next to it "
+                    "turn it for free: give it an <inertial>"
+                )
         raise where.error(
             f"joints {listed} together move no mass (the mass matrix is singular, e.g. at {at}): the links they "
-            "carry have no inertia in that combined motion; give them inertia"
+            f"carry have no inertia in that combined motion{hint}"
         )
 
 

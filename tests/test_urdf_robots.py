@@ -477,3 +477,128 @@ def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
     assert model.n == 2 and model.tree.inertials["base"] is None
     with pytest.raises(sls.ModelFileError, match="link 'base'"):  # with a floating base it moves: refused
         load_urdf("arm.urdf", text=text, floating_base=True)
+
+
+# --------------------------------------------------------------------------
+# a humanoid at the model level (generating 35 coordinates takes minutes today)
+
+
+class Energies:
+    """A model's ``T``, ``V`` and input map as numbers: M from T at unit velocities, derivatives by complex steps.
+
+    Complex steps (``Im f(q + i h e) / h``, ``h = 1e-30``) differentiate to machine precision, so
+    ``τ = M q̈ + Ṁ q̇ − ∂T/∂q + ∂V/∂q`` (Euler–Lagrange) is exact without deriving anything symbolically.
+    """
+
+    STEP = 1e-30
+
+    def __init__(self, model: sls.Model):
+        self.n = model.n
+        g = sympy.Symbol("g", real=True)
+        args = list(model.q) + list(model.dq)
+        self.T = sympy.lambdify(args, model.T, "numpy", cse=True)
+        self.V = sympy.lambdify(list(model.q), model.V.subs(g, 9.81), "numpy", cse=True)
+        self.forces = sympy.lambdify(list(model.q) + list(model.inputs), list(model.forces), "numpy", cse=True)
+        self.m = model.m
+
+    def mass_matrix(self, q) -> np.ndarray:
+        n, E = self.n, np.eye(self.n)
+        diagonal = [2 * self.T(*q, *E[i]) for i in range(n)]
+        M = np.diag(diagonal).astype(np.result_type(*diagonal))
+        for i in range(n):
+            for j in range(i + 1, n):
+                M[i, j] = M[j, i] = self.T(*q, *(E[i] + E[j])) - (diagonal[i] + diagonal[j]) / 2
+        return M
+
+    def inverse_dynamics(self, q, dq, ddq) -> np.ndarray:
+        h, E = self.STEP, np.eye(self.n)
+        M_dot = self.mass_matrix(q + 1j * h * dq).imag / h
+        dT = np.array([self.T(*(q + 1j * h * E[k]), *dq).imag / h for k in range(self.n)])
+        dV = np.array([self.V(*(q + 1j * h * E[k])).imag / h for k in range(self.n)])
+        return self.mass_matrix(q) @ ddq + M_dot @ dq - dT + dV
+
+    def input_matrix(self, q) -> np.ndarray:
+        return np.column_stack([np.array(self.forces(*q, *e), dtype=float) for e in np.eye(self.m)])
+
+
+@needs_robots
+def test_humanoid_free_flyer_model_matches_pinocchio():
+    """simple_humanoid (29 joints) with --floating-base: M, τ (Euler–Lagrange on T and V), B_u = Sᵀ and q̈."""
+    path = ROBOTS / "simple_humanoid_description/urdf/simple_humanoid.urdf"
+    model = load_urdf(path, floating_base=True)
+    assert model.n == 35 and model.m == 35
+    numbers = Energies(model)
+    state = tuple(s.name for s in model.state)
+    peer = Peer(path, state, tuple(u.name for u in model.inputs), floating=True)
+    for _ in range(2):
+        q, dq, ddq, u = (RNG.uniform(-1.2, 1.2, 35), RNG.uniform(-1, 1, 35), RNG.uniform(-1, 1, 35), RNG.uniform(-2, 2, 35))
+        M = numbers.mass_matrix(q)
+        np.testing.assert_allclose(M, peer.mass_matrix(q), rtol=0, atol=1e-9 * np.abs(M).max())
+        tau = peer.inverse_dynamics(q, dq, ddq)
+        np.testing.assert_allclose(numbers.inverse_dynamics(q, dq, ddq), tau, rtol=0, atol=1e-9 * np.abs(tau).max())
+        B = numbers.input_matrix(q)
+        np.testing.assert_allclose(B, peer.S(q).T[:, peer.input_index], rtol=0, atol=1e-12)
+        qddot = np.linalg.solve(M, B @ u - numbers.inverse_dynamics(q, dq, np.zeros(35)))
+        expected = peer.acceleration(q, dq, u)
+        np.testing.assert_allclose(qddot, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+# --------------------------------------------------------------------------
+# the option in the command line and in a TOML model file
+
+
+#: The arm of the bad-file tests with a mass on its root link (a floating base needs one).
+HEAVY_BASE = (DATA / "arm.urdf").read_text().replace(
+    '<link name="base"/>',
+    '<link name="base"><inertial><mass value="2"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>',
+)
+
+
+def test_massless_floating_base_link_is_explained():
+    with pytest.raises(sls.ModelFileError, match="link 'base' of the floating joint 'base' has no mass, so the joints next to it turn it for free"):
+        load_urdf(DATA / "arm.urdf", floating_base=True)
+
+
+def test_toml_urdf_table_is_the_floating_base_option(tmp_path):
+    (tmp_path / "arm.urdf").write_text(HEAVY_BASE)
+    (tmp_path / "robot.toml").write_text('[urdf]\nfile = "arm.urdf"\nfloating_base = true\n\n[params]\ndamping_shoulder = 0.0\n')
+    model = sls.load_toml(tmp_path / "robot.toml")
+    direct = load_urdf(tmp_path / "arm.urdf", floating_base=True)
+    assert model.q == direct.q and model.T == direct.T and model.forces == direct.forces
+    assert model.params == {**direct.params, "damping_shoulder": 0.0} and model.name == "robot"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[urdf]\nfile = "arm.urdf"\nfloating_base = "yes"\n', "'floating_base' must be true or false"),
+        ("[urdf]\nfloating_base = true\n", "'file' must name the URDF file"),
+        ('[urdf]\nfile = "arm.urdf"\nbase = 1\n', "unknown key 'base'"),
+        ('T = "0"\n[urdf]\nfile = "arm.urdf"\n', "key 'T' cannot go with a [urdf] table"),
+        ('[urdf]\nfile = "arm.urdf"\n[params]\nmass = 1\n', "[params] mass: the robot has no parameter of that name"),
+        ('[urdf]\nfile = "nowhere.urdf"\n', "nowhere.urdf: no such model file"),
+    ],
+)
+def test_toml_urdf_table_mistakes_are_one_line(text, message, tmp_path):
+    (tmp_path / "arm.urdf").write_text((DATA / "arm.urdf").read_text())
+    (tmp_path / "robot.toml").write_text(text)
+    with pytest.raises(sls.ModelFileError) as info:
+        sls.load_toml(tmp_path / "robot.toml")
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_cli_floating_base(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sls.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "arm.urdf").write_text(HEAVY_BASE)
+    result = CliRunner().invoke(main, ["generate", "arm.urdf", "--floating-base", "--out", "free"])
+    assert result.exit_code == 0, result.output
+    assert "arm: n = 8, m = 8" in result.output
+    package = import_package(tmp_path / "free")
+    assert package.STATE[:7] == ("base_x", "base_y", "base_z", "base_yaw", "base_pitch", "base_roll", "shoulder")
+    assert package.INPUTS == ("base_fx", "base_fy", "base_fz", "base_mx", "base_my", "base_mz", "tau_shoulder", "tau_elbow")
+    refused = CliRunner().invoke(main, ["generate", "pendulum", "--floating-base", "--out", "p"])
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: --floating-base goes with a URDF robot file")
