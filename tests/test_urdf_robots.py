@@ -602,3 +602,21 @@ def test_cli_floating_base(tmp_path, monkeypatch):
     assert package.INPUTS == ("base_fx", "base_fy", "base_fz", "base_mx", "base_my", "base_mz", "tau_shoulder", "tau_elbow")
     refused = CliRunner().invoke(main, ["generate", "pendulum", "--floating-base", "--out", "p"])
     assert refused.exit_code == 2 and refused.stderr.startswith("error: --floating-base goes with a URDF robot file")
+
+
+@needs_robots
+def test_real_file_with_coulomb_friction_matches_pinocchio(tmp_path):
+    """Unitree Z1 (damping and friction on every joint, once refused): Pinocchio with friction at 0, and the
+    friction term against the file's numbers."""
+    path = ROBOTS / "z1_description/urdf/z1.urdf"
+    package = generated(load_urdf(path), tmp_path / "pkg")
+    compare(package, Peer(path, package.STATE, package.INPUTS, floating=False), samples=3)
+    dynamics = {j.get("name"): j.find("dynamics") for j in ET.parse(path).getroot().findall("joint")}
+    names = package.STATE[: package.N_DOF]
+    damping = np.array([float(dynamics[s].get("damping")) for s in names])
+    friction = np.array([float(dynamics[s].get("friction")) for s in names])
+    assert package.PARAMS["friction_velocity"] == 0.01
+    for _ in range(3):
+        x = np.concatenate([RNG.uniform(-1, 1, package.N_DOF), RNG.uniform(-0.05, 0.05, package.N_DOF)])
+        v = x[package.N_DOF :]
+        np.testing.assert_allclose(package.fric_fun(x), damping * v + friction * np.tanh(v / 0.01), rtol=1e-14, atol=1e-15)
