@@ -183,8 +183,10 @@ def load_model(
     constraints: tuple = (),
     velocity_constraints: tuple = (),
     ranges: tuple = (),
+    floating_base: bool = False,
 ):
-    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``).
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
+    ``floating_base``: ``--floating-base`` of a URDF model).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
     """
@@ -218,8 +220,12 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
+    if floating_base and not (model and Path(model).suffix == ".urdf"):
+        raise UsageError("--floating-base goes with a URDF robot file (NAME.urdf): it frees the robot's root link")
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
+    elif floating_base:
+        loaded = load_urdf(model, floating_base=True)
     else:
         loaded = _load_named(model or DEFAULT_EXAMPLE)
     if param_values:
@@ -263,17 +269,22 @@ def _load_named(model: str):
 @click.option("--range", "ranges", multiple=True, metavar="NAME=LOW:HIGH", help="Where the model lives: the checks of M and the constraints sample state variable NAME only in [LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.")
 @click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
+@click.option("--floating-base", "floating_base", is_flag=True, help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.")
 @click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
 @click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.")
 @click.option("--functions", "chosen", metavar="NAMES", help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; default: all.")
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out, links, simplify, target, chosen, verbose, quiet) -> None:
+def generate_command(
+    model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out, links, floating_base,
+    simplify, target, chosen, verbose, quiet,
+) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
     executed as your own code), a robot description (NAME.urdf: revolute,
-    continuous, prismatic and fixed joints, gravity g along -z) or a bundled
+    continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
+    friction, gravity g along -z; --floating-base frees the root link) or a bundled
     example's name (see `sls examples`); without MODEL and without inline
     flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
@@ -282,7 +293,9 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
     meta = click.get_current_context().meta
     meta["sls.input"] = model if model is not None else ("the inline model" if any(v is not None for v in (T, V, x)) else DEFAULT_EXAMPLE)
     meta["sls.verbose"] = verbose
-    loaded = load_model(model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges)
+    loaded = load_model(
+        model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges, floating_base
+    )
     loaded = choose(loaded, chosen, "--functions", UsageError)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)

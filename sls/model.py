@@ -1041,6 +1041,10 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
+    if "urdf" in data:  # a robot file with options: [urdf] file = "robot.urdf", floating_base = true
+        from .urdf import load_urdf_table
+
+        return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
     model = model_from_mapping(data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path))
     return replace(model, file=str(path)) if real_file else model
 

@@ -289,7 +289,8 @@ def test_generated_package_is_consistent_with_energies(packages, models):
     x = np.zeros(4)
     assert package.phi_fun(x) == pytest.approx([0.0, 0.0], abs=1e-14)
     assert package.T_fun(np.array([0.0, 0.0, 1.0, 0.0])) == pytest.approx(0.5 * numeric(models["planar2"])[0](np.zeros(2))[0, 0])
-    assert package.PARAMS == {"g": 9.81}
+    assert package.PARAMS == {"g": 9.81, "damping_shoulder": 0.1, "damping_elbow": 0.05}
+    assert package.INPUTS == ("tau_shoulder", "tau_elbow") and package.FULLY_ACTUATED
     assert package.qddot_fun(x, [0.0, 0.0], g=0.0) == pytest.approx([0.0, 0.0])
 
 
@@ -343,8 +344,9 @@ def test_energies_are_natural_sums_with_exact_zeros_and_ones(models):
     floats = {abs(float(f)) for f in model.T.atoms(sympy.Float) | model.V.atoms(sympy.Float)}
     assert floats and min(floats) > 1e-12
     assert all(f != round(f) for f in floats)
-    assert model.params == {"g": 9.81}
-    assert model.fric == (sympy.Float(0.1) * model.dq[0], sympy.Float(0.05) * model.dq[1])
+    assert model.params == {"g": 9.81, "damping_shoulder": 0.1, "damping_elbow": 0.05}
+    damping = [sympy.Symbol(f"damping_{s.name}", real=True) for s in model.q]
+    assert model.fric == (damping[0] * model.dq[0], damping[1] * model.dq[1])
 
 
 def test_building_the_ur5_energies_is_fast():
@@ -447,9 +449,7 @@ BAD = {
         ["joint 'elbow' moves no mass", "zero mass and inertia"],
     ),
     "negative mass": (GOOD.replace('<mass value="0.7"/>', '<mass value="-0.7"/>'), ["link 'lower'", '<mass value="-0.7">', "must not be negative"]),
-    "unknown type": (GOOD.replace('name="elbow" type="revolute"', 'name="elbow" type="spherical"'), ["joint 'elbow': unknown type 'spherical'", "revolute, continuous, prismatic and fixed"]),
-    "floating joint": (GOOD.replace('name="shoulder" type="revolute"', 'name="shoulder" type="floating"'), ["joint 'shoulder': type 'floating' cannot be modelled"]),
-    "planar joint": (GOOD.replace('name="elbow" type="revolute"', 'name="elbow" type="planar"'), ["joint 'elbow': type 'planar' cannot be modelled"]),
+    "unknown type": (GOOD.replace('name="elbow" type="revolute"', 'name="elbow" type="spherical"'), ["joint 'elbow': unknown type 'spherical'", "revolute, continuous, prismatic, fixed, floating and planar"]),
     "missing type": (GOOD.replace('name="elbow" type="revolute"', 'name="elbow"'), ["joint 'elbow': missing attribute type"]),
     "two parents": (GOOD.replace('<child link="tool"/>', '<child link="upper"/>'), ["link 'upper' is the child of two joints ('shoulder' and 'tool_mount')", "closed loops"]),
     "cycle": (
@@ -475,12 +475,17 @@ BAD = {
     "missing inertia": (GOOD.replace('<inertia ixx="0.03" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.001"/>', ""), ["link 'upper': <inertial> without <inertia"]),
     "missing ixy": (GOOD.replace('ixx="0.03" ixy="0" ixz', 'ixx="0.03" ixz'), ["link 'upper'", "missing attribute ixy"]),
     "inertia not positive": (GOOD.replace('ixx="0.03" ixy="0"', 'ixx="0.03" ixy="0.5"'), ["link 'upper'", "not positive semi-definite"]),
-    "mimic": (GOOD.replace('<axis xyz="0 1 0"/>\n  </joint>', '<axis xyz="0 1 0"/>\n    <mimic joint="shoulder" multiplier="2"/>\n  </joint>'), ["joint 'elbow': <mimic>"]),
-    "coulomb friction": (GOOD.replace('<dynamics damping="0.1"/>', '<dynamics damping="0.1" friction="0.3"/>'), ["joint 'shoulder'", '<dynamics friction="0.3">', "viscous damping only"]),
+    "negative friction": (GOOD.replace('<dynamics damping="0.1"/>', '<dynamics damping="0.1" friction="-0.3"/>'), ["joint 'shoulder'", '<dynamics friction="-0.3">', "must not be negative"]),
     "negative damping": (GOOD.replace('<dynamics damping="0.1"/>', '<dynamics damping="-1"/>'), ["joint 'shoulder'", "must not be negative"]),
     "duplicate link": (GOOD.replace('<link name="tool"/>', '<link name="tool"/><link name="upper"/>'), ["link 'upper' is defined twice"]),
     "duplicate joint": (GOOD.replace('joint name="tool_mount"', 'joint name="elbow"'), ["joint 'elbow' is defined twice"]),
-    "no movable joint": (GOOD.replace('type="revolute"', 'type="fixed"'), ["no movable joint"]),
+    "massless free body": ('<robot name="r"><link name="body"/></robot>', ["the floating joint 'base' (coordinate 'base_x') moves no mass", "link 'body' has no <inertial>"]),
+    "no link": ('<robot name="r"></robot>', ["the <robot> has no <link>"]),
+    "mimic of a missing joint": (GOOD.replace('<axis xyz="0 1 0"/>\n  </joint>', '<axis xyz="0 1 0"/>\n    <mimic joint="wrist"/>\n  </joint>'), ["joint 'elbow': <mimic joint=\"wrist\">: there is no joint named 'wrist'"]),
+    "mimic of a fixed joint": (GOOD.replace('<axis xyz="0 1 0"/>\n  </joint>', '<axis xyz="0 1 0"/>\n    <mimic joint="tool_mount"/>\n  </joint>'), ["joint 'elbow': <mimic joint=\"tool_mount\">: joint 'tool_mount' is fixed"]),
+    "mimic loop": (GOOD.replace('<axis xyz="0 1 0"/>\n  </joint>', '<axis xyz="0 1 0"/>\n    <mimic joint="shoulder"/>\n  </joint>').replace('<dynamics damping="0.1"/>', '<dynamics damping="0.1"/><mimic joint="elbow"/>'), ["follow each other in a loop"]),
+    "mimic on a floating joint": (GOOD.replace('name="shoulder" type="revolute"', 'name="shoulder" type="floating"').replace('<dynamics damping="0.1"/>', '<mimic joint="elbow"/>'), ["joint 'shoulder': <mimic> on a floating joint"]),
+    "point masses on the axis": (GOOD.replace('ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0005"', 'ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"').replace('<origin xyz="0 0 -0.2"/><mass value="0.7"/>', '<origin xyz="0 0 0"/><mass value="0.7"/>'), ["joint 'elbow' moves no mass: the links it carries have their mass on its axis"]),
     "not XML": (GOOD.replace("</robot>", ""), ["not valid XML", "line"]),
     "not a robot": ('<?xml version="1.0"?><sdf version="1.6"><model name="m"/></sdf>', ["root element is <sdf>, expected <robot>"]),
     "DTD with entities": (BILLION_LAUGHS, ["<!DOCTYPE ...> at line 2", "DTDs and entities are not allowed"]),
