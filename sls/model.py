@@ -338,9 +338,7 @@ def build_model(
     if stabilization < 0:
         raise ModelError(f"constraint_stabilization: the Baumgarte rate must be >= 0 (0: off), got {stabilization:g}")
 
-    used = set().union(
-        T.free_symbols, V.free_symbols, *(e.free_symbols for e in fric + force_exprs + holonomic + rolling)
-    )
+    used = set().union(*(symbols_in(e) for e in (T, V, *fric, *force_exprs, *holonomic, *rolling)))
     known = set(q + dq + input_symbols)
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
@@ -472,6 +470,12 @@ def distinct_nodes(expr: sympy.Basic) -> Iterator[sympy.Basic]:
         seen.add(id(node))
         yield node
         stack.extend(reversed(node.args))
+
+
+def symbols_in(expr: sympy.Basic) -> set[sympy.Symbol]:
+    """The symbols of ``expr`` (its ``free_symbols``: sls refuses binding constructs such as
+    integrals), each distinct subexpression visited once (see :func:`distinct_nodes`)."""
+    return {node for node in distinct_nodes(expr) if isinstance(node, sympy.Symbol)}
 
 
 def _forbidden(node: sympy.Basic) -> str:
