@@ -251,11 +251,6 @@ def test_floating_base_singularity_raises(pitch, drone):
 
 
 @needs_robots
-@pytest.mark.xfail(
-    strict=False,
-    reason="templates/_runtime.py.j2 solve_spd: Cholesky passes on the rounded M (cos(pi/2) = 6e-17) and "
-    "numpy.linalg.solve's 'Singular matrix' escapes without the state",
-)
 def test_floating_base_singularity_error_names_the_state(drone):
     x = np.zeros(12)
     x[4] = math.pi / 2

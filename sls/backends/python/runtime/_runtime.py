@@ -211,12 +211,27 @@ def solve_spd(M, rhs, x):
             first = int(np.argmin(ok))
             raise singular(np.broadcast_to(x, M.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])[first]) from None
         raise singular(x) from None
-    return np.linalg.solve(M, rhs)
+    try:
+        return np.linalg.solve(M, rhs)
+    except np.linalg.LinAlgError:  # a factor that passed but is exactly singular (e.g. a parametrization's singularity)
+        if M.ndim > 2:
+            ok = np.array([_is_solvable(block) for block in M.reshape((-1,) + M.shape[-2:])])
+            first = int(np.argmin(ok))
+            raise singular(np.broadcast_to(x, M.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])[first]) from None
+        raise singular(x) from None
 
 
 def _is_positive_definite(block):
     try:
         np.linalg.cholesky(block)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def _is_solvable(block):
+    try:
+        np.linalg.solve(block, np.zeros(block.shape[-1]))
     except np.linalg.LinAlgError:
         return False
     return True
