@@ -173,7 +173,7 @@ def test_generate_simplify_flag(tmp_path):
 
 
 # ====================================================================================================
-# The installed `sls` command: one `error:` line, the right exit code, never a traceback.  (was test_cli_errors.py)
+# one `error:` line, the right exit code, never a traceback (was test_cli_errors.py)
 
 
 GOOD_TOML = 'state = ["q", "dq"]\nT = "1/2*m*dq^2"\nV = "m*9.81*(1 - cos(q))"\nfric = ["b*dq"]\n[params]\nm = 1.0\nb = 0.1\n'
@@ -327,7 +327,7 @@ def test_internal_error_is_one_line_naming_the_input_and_version(tmp_path, monke
 
 
 # ====================================================================================================
-# The new-user walk from the issue: the installed `sls` command, every mistake one line, never a traceback.  (was test_new_user.py)
+# the new-user walk: every mistake one line through the real command, never a traceback (was test_new_user.py)
 
 
 SPHERICAL = 'state = ["th", "ph", "dth", "dph"]\nT = "1/2*m*l^2*(dth^2 + sin(th)^2*dph^2)"\nV = "m*g*l*cos(th)"\nfric = 0\n[params]\nm = 1.0\nl = 1.0\ng = 9.81\n'

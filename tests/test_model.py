@@ -188,7 +188,7 @@ def test_bundled_examples_load():
 
 
 # ====================================================================================================
-# Model validation: every bad model is refused with one clear line, from every input, before output.  (was test_model_errors.py)
+# validation: every bad model is refused with one clear line, from every input, before output (was test_model_errors.py)
 
 
 # (T, V, fric, state, params, expected error class, message pieces)
@@ -455,7 +455,8 @@ def test_declared_input_that_drives_nothing_is_refused():
 
 
 # ====================================================================================================
-# Messages a new user meets: the state order, misspelt parameters, fric = 0, file names, imports, dynamicsymbols.  (was test_model_messages.py)
+# messages a new user meets: the state order, misspelt parameters, fric = 0, file names, imports, dynamicsymbols
+# (was test_model_messages.py)
 
 
 CART = 'T = "1/2*(mc + mp)*v^2 + mp*l*v*w*cos(th) + 1/2*mp*l^2*w^2"\nV = "mp*g*l*cos(th)"\nfric = 0\n'
