@@ -254,7 +254,7 @@ def test_pd_at_sampled_states_but_singular_at_theta_zero(spherical):
         ([[0.5, 0.1, 0.0, 0.0]] * 2, [[0.0, 0.0]] * 3, r"do not broadcast"),
     ],
 )
-def test_bad_arguments_raise_value_error(spherical, function, x, second, pattern):
+def test_bad_states_and_inputs_raise_value_error_saying_what_is_wrong(spherical, function, x, second, pattern):
     f = getattr(spherical, function)
     if function == "M_fun":
         if "x must" not in pattern:
@@ -509,3 +509,14 @@ def test_names_shared_with_generated_code_give_the_same_numbers(generate_package
 def test_argument_names_cannot_be_parameters(name):
     with pytest.raises(sls.ModelError, match=f"'{name}' cannot be a parameter"):
         model_from_strings(state=["q", "dq"], T=f"1/2*{name}*dq^2", V="0", fric="0", params={name: 1.0})
+
+
+def test_the_former_codegen_module_is_the_python_target():
+    """``sls.codegen`` (kept for old imports) hands out the Python target's own objects, not copies."""
+    import sls.codegen
+    from sls.backends.python import code, printer
+
+    assert sls.codegen.SCALAR is printer.SCALAR and sls.codegen.BATCH is printer.BATCH
+    assert sls.codegen.build_kernel is code.build_kernel and sls.codegen.kernels is codegen.kernels
+    assert sls.codegen.UNROLL_MAX == codegen.UNROLL_MAX
+    assert all(hasattr(sls.codegen, name) for name in sls.codegen.__all__)
