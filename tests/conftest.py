@@ -1,9 +1,16 @@
-"""Shared fixtures: generate a model into a temporary folder and import it."""
+"""Shared fixtures and helpers: generate a model into a temporary folder and import it; run the ``sls`` command.
+
+Test files import the helpers with ``from conftest import ...`` (the tests folder is on ``sys.path``);
+no test file imports another test file.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +19,18 @@ import pytest
 import sls
 
 REFERENCE = Path(__file__).parent / "reference"
+#: The checkout these tests belong to.
+REPO = Path(__file__).resolve().parent.parent
+
+#: A spherical pendulum (θ from the upward vertical): M = diag(m l², m l² sin²θ) is singular at θ = 0.
+SPHERICAL = dict(
+    state=["th", "ph", "dth", "dph"],
+    T="1/2*m*l^2*(dth^2 + sin(th)^2*dph^2)",
+    V="-m*g*l*cos(th)",
+    fric="0",
+    params={"m": 1.0, "l": 1.0, "g": 9.81},
+    name="spherical",
+)
 _counter = itertools.count()
 
 
@@ -61,3 +80,42 @@ def system_package(request, tmp_path_factory):
         return cache[name]
 
     return get
+
+
+# --------------------------------------------------------------------------
+# the sls command as a user runs it
+
+
+def sls_command() -> list[str]:
+    """The console script installed with this interpreter, else this checkout's sls as a module (see :func:`sls_env`)."""
+    found = Path(sys.executable).with_name("sls")
+    return [str(found)] if found.exists() else [sys.executable, "-m", "sls"]
+
+
+def sls_env() -> dict:
+    """The environment for subprocesses: without PYTHONPATH when sls is installed, else pointing at this checkout."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if not Path(sys.executable).with_name("sls").exists():
+        env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+def sls_script() -> str:
+    """The console script of the sls installed into this interpreter's environment (the test fails without one)."""
+    name = "sls.exe" if os.name == "nt" else "sls"
+    beside = Path(sys.executable).parent / name
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("sls")
+    if found is None:
+        pytest.fail("the sls console script is not installed (pip install . puts it next to python)")
+    return found
+
+
+def run(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    """``sls *args`` through the installed console script in ``cwd`` (asserting exit code 0 when ``check``)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sls_script(), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    if check:
+        assert result.returncode == 0, f"sls {' '.join(args)} failed ({result.returncode}):\n{result.stderr}"
+    return result

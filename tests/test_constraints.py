@@ -15,8 +15,7 @@ from scipy.optimize import fsolve
 
 import sls
 import sls.control as control
-from conftest import METHODS, build
-from test_cli import run
+from conftest import METHODS, build, run
 
 CARTESIAN_PENDULUM = """\
 # Pendulum in Cartesian coordinates: one holonomic constraint keeps the bob on the circle

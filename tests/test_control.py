@@ -1,9 +1,12 @@
-"""The control workflow: input maps, sls.control (equilibrium, LQR, ZOH, simulation), sls lqr / sls simulate."""
+"""The control workflow (sls/control.py): input maps, equilibrium, LQR, ZOH, simulation, dlqr, ctrb, state_space.
+
+Failures of the generated code (a singular mass matrix, a state outside the model's domain) end in one
+ControlError naming the function, the state and the cause. The commands ``sls lqr``/``sls simulate``:
+test_cli_control.py.
+"""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +14,7 @@ import pytest
 import scipy.linalg
 import sympy
 from click.testing import CliRunner
+from conftest import SPHERICAL
 from scipy.integrate import solve_ivp
 
 import sls
@@ -18,7 +22,6 @@ import sls.control as control
 from sls.cli import main
 from sls.errors import ControlError, MissingDependencyError, ModelError
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 RNG = np.random.default_rng(7)
 
 
@@ -54,6 +57,15 @@ def folders(tmp_path_factory):
     )
     sls.generate(twins, root / "twins")
     out["twins"] = root / "twins"
+    # A spherical pendulum: M is singular at th = 0.
+    sls.generate(sls.model_from_strings(**SPHERICAL), root / "spherical")
+    out["spherical"] = root / "spherical"
+    # phi = 1 - 1/sqrt(q): not defined for q <= 0
+    root_well = sls.model_from_strings(
+        state=["q", "dq"], T="1/2*dq^2", V="q - 2*sqrt(q)", fric="0", inputs=["F"], forces=["F"], name="rootwell"
+    )
+    sls.generate(root_well, root / "root_well")
+    out["root_well"] = root / "root_well"
     return out
 
 
@@ -433,101 +445,122 @@ def test_simulate_params_and_errors(pkgs):
     assert seen and seen[-1] == 1.0 and seen == sorted(seen)
 
 
-# --------------------------------------------------------------------------
-# sls lqr, sls simulate
-
-
-def run_cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def test_cli_lqr_prints_gain_and_poles(folders, tmp_path):
-    result = run_cli("lqr", folders["cart_pole"], "--x-eq", "0 0 0 0", "--Q", "10 10 1 1", "--R", "1", "--save", tmp_path / "gain.json")
-    assert result.exit_code == 0, result.output
-    assert "-37.1142" in result.output and "-3.16228" in result.output
-    assert "-1.25768 ± 1.08157j" in result.output and "u_eq = [F=0]" in result.output
-    design = json.loads((tmp_path / "gain.json").read_text())
-    assert design["state"] == ["s", "th", "ds", "dth"] and np.shape(design["K"]) == (1, 4)
-    # Scalar and matrix weights, expressions in vectors, parameters.
-    result = run_cli("lqr", folders["cart_pole"], "--x-eq", "0, 0, 0, 0", "--Q", "1", "--R", "2", "--param", "mp=0.5")
-    expected = control.lqr(folders["cart_pole"], np.zeros(4), None, 1, 2, params={"mp": 0.5})
-    assert f"{expected.K[0, 1]:12.6g}".strip() in result.output
-    result = run_cli("lqr", folders["acrobot"], "--x-eq", "0 0 0 0", "--Q", "1 0 0 0; 0 1 0 0; 0 0 1 0; 0 0 0 1")
-    assert result.exit_code == 0, result.output
+# ====================================================================================================
+# when the generated code fails, and the python-control conveniences (was test_control_more.py)
 
 
 @pytest.mark.parametrize(
-    "args, code, message",
+    "params, pattern",
     [
-        (["--x-eq", "0 0 0"], 2, "error: --x-eq '0 0 0': expected 4 numbers [s, th, ds, dth], got 3"),
-        (["--x-eq", "0 0 0 0", "--Q", "1 2"], 2, "error: --Q '1 2': expected one number (times the identity), 4 diagonal entries"),
-        (["--x-eq", "0 0 0 0", "--Q", "1 0; 0 1"], 2, "error: --Q: a matrix must have 4 rows of 4 entries"),
-        (["--x-eq", "0 0 0 0", "--R", "0"], 1, "error: R must be positive definite"),
-        (["--x-eq", "0 q 0 0"], 2, "error: --x-eq: entry 'q' is not a number or a constant expression like pi/18 (it uses q)"),
-        (["--x-eq", "0 pi/4 0 0"], 1, "error: no input holds x = [0, 0.7854, 0, 0] at rest"),
-        (["--x-eq", "0 0 0 0", "--u-eq", "1"], 1, "error: (x_eq, u_eq) is not an equilibrium"),
-        (["--x-eq", "0 0 0 0", "--param", "M=1"], 1, "error: unknown parameter 'M'"),
+        ({"mp": 0.0}, r"with mp=0: the mass matrix M is singular or not positive definite at x = \[s=0, th=0, ds=0, dth=0\]"),
+        ({"mc": -1.0}, r"with mc=-1: the mass matrix M is singular or not positive definite at x = \[s=0"),
+        ({"l": 0.0}, r"with l=0: the mass matrix M is singular or not positive definite"),
     ],
 )
-def test_cli_lqr_errors(folders, args, code, message):
-    result = run_cli("lqr", folders["cart_pole"], *args)
-    assert result.exit_code == code
-    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+def test_lqr_with_a_singular_mass_matrix_raises_control_error(pkgs, params, pattern):
+    for call in (
+        lambda: control.lqr(pkgs["cart_pole"], np.zeros(4), params=params),
+        lambda: control.lqr(pkgs["cart_pole"], np.zeros(4), [0.0], params=params),
+        lambda: control.equilibrium_input(pkgs["cart_pole"], np.zeros(4), params=params),
+        lambda: control.dlqr(pkgs["cart_pole"], np.zeros(4), [0.0], dt=0.01, params=params),
+    ):
+        with pytest.raises(ControlError, match=pattern) as info:
+            call()
+        assert "check the parameters" in str(info.value)
+        assert not isinstance(info.value, np.linalg.LinAlgError)
 
 
-def test_cli_lqr_not_a_package(tmp_path):
-    result = run_cli("lqr", tmp_path, "--x-eq", "0")
-    assert result.exit_code == 1 and "not a generated package" in result.stderr
+def test_lqr_at_a_singular_state_names_it(pkgs):
+    with pytest.raises(ControlError, match=r"qddot_fun: the mass matrix M is singular .* at x = \[th=0, ph=0, dth=0, dph=0\]"):
+        control.lqr(pkgs["spherical"], np.zeros(4), [0.0, 0.0])
 
 
-def test_cli_simulate_closed_loop_with_plot(folders, tmp_path):
-    pytest.importorskip("matplotlib")
-    gain, png, csv = tmp_path / "gain.json", tmp_path / "run.png", tmp_path / "run.csv"
-    assert run_cli("lqr", folders["cart_pole"], "--x-eq", "0 0 0 0", "--Q", "10 10 1 1", "--save", gain).exit_code == 0
-    result = run_cli(
-        "simulate", folders["cart_pole"], "--x0", "0 10*pi/180 0 0", "--t-end", "6", "--lqr-from", gain, "--plot", png, "--csv", csv, "--points", "121"
-    )
-    assert result.exit_code == 0, result.output + result.stderr
-    assert png.read_bytes()[:8] == PNG_MAGIC
-    table = np.loadtxt(csv, delimiter=",", skiprows=1)
-    assert table.shape == (121, 1 + 4 + 1 + 3)
-    assert np.abs(table[-1, 1:5]).max() < 1e-2
-    assert "settling time" in result.output and "wrote the plot" in result.output
+def test_domain_error_becomes_control_error(pkgs):
+    with pytest.raises(ControlError, match=r"tau_fun is not defined at x = \[q=-1, dq=0\]: math domain error"):
+        control.equilibrium_input(pkgs["root_well"], [-1.0, 0.0])
+    with pytest.raises(ControlError, match=r"qddot_fun is not defined at x = \[q=0, dq=0\]: float division by zero"):
+        control.lqr(pkgs["root_well"], [0.0, 0.0], [0.0])
 
 
-def test_cli_simulate_open_loop_and_errors(folders, tmp_path):
-    result = run_cli("simulate", folders["acrobot"], "--x0", "1 0 0 0", "--t-end", "2", "--rtol", "1e-10", "--atol", "1e-12")
-    assert result.exit_code == 0
-    assert "energy T + V" in result.output and "largest change" in result.output
-    result = run_cli("simulate", folders["acrobot"], "--x0", "0 0 0 0", "--t-end", "1", "--lqr-from", tmp_path / "none.json")
-    assert result.exit_code == 2 and result.stderr.startswith("error: --lqr-from") and "no such file" in result.stderr
-    gain = tmp_path / "gain.json"
-    run_cli("lqr", folders["cart_pole"], "--x-eq", "0 0 0 0", "--save", gain)
-    result = run_cli("simulate", folders["acrobot"], "--x0", "0 0 0 0", "--t-end", "1", "--lqr-from", gain)
-    assert result.exit_code == 1 and "the design is for state [s, th, ds, dth]" in result.stderr
-    result = run_cli("simulate", folders["acrobot"], "--x0", "0 0 0 0", "--t-end", "-1")
-    assert result.exit_code == 2 and result.stderr.startswith("error: --t-end")
+def test_simulate_names_the_time_the_state_and_the_cause(pkgs):
+    with pytest.raises(ControlError, match=r"the simulation stopped at t = 0: qddot_fun with mp=0: the mass matrix M is singular"):
+        control.simulate(pkgs["cart_pole"], [0, 0.1, 0, 0], (0, 1), params={"mp": 0.0})
+    # rolls over q = 0, where the model ends
+    with pytest.raises(ControlError, match=r"the simulation stopped at t = [\d.]+: qddot_fun is not defined at x = \[q=-?[\d.e-]+, dq="):
+        control.simulate(pkgs["root_well"], [0.5, -5.0], (0, 5))
 
 
-def test_plot_without_matplotlib(folders, tmp_path):
-    """With matplotlib missing, --plot fails at once with one line naming the extra; nothing is simulated."""
-    code = "import sys; sys.modules['matplotlib'] = None; from sls.cli import main; sys.argv[0] = 'sls'; main()"
-    png = tmp_path / "run.png"
-    proc = subprocess.run(
-        [sys.executable, "-c", code, "simulate", str(folders["cart_pole"]), "--x0", "0 0.1 0 0", "--t-end", "1", "--plot", str(png)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 1
-    assert proc.stderr == 'error: writing a plot needs matplotlib, which is not installed; install it with: pip install "sls[plot]"\n'
-    assert not png.exists()
-    # The API raises the same error, an SlsError.
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys; sys.modules['matplotlib'] = None\nfrom sls.plot import require_matplotlib\n"
-         "try:\n    require_matplotlib()\nexcept Exception as e:\n    print(type(e).__name__)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.stdout.strip() == MissingDependencyError.__name__
+def test_column_and_row_vectors_are_accepted(pkgs):
+    flat = control.lqr(pkgs["cart_pole"], np.zeros(4), [0.0], Q=[10, 10, 1, 1])
+    column = control.lqr(pkgs["cart_pole"], np.zeros((4, 1)), np.zeros((1, 1)), Q=[10, 10, 1, 1])
+    np.testing.assert_array_equal(flat.K, column.K)
+    assert control.equilibrium_input(pkgs["cart_pole"], np.zeros((1, 4)))[0].shape == (1,)
+    run = control.simulate(pkgs["cart_pole"], np.array([[0.0], [0.1], [0.0], [0.0]]), (0, 0.1))
+    assert run.y.shape[0] == 4
+    with pytest.raises(ControlError, match=r"x_eq must have length 4 \[s, th, ds, dth\], got shape \(2, 2\)"):
+        control.lqr(pkgs["cart_pole"], np.zeros((2, 2)))
+    with pytest.raises(ControlError, match="must be a vector of 4 real numbers"):
+        control.lqr(pkgs["cart_pole"], np.zeros(4) + 1j)
+
+
+# --------------------------------------------------------------------------
+# dlqr, ctrb, controllability_rank, state_space
+
+
+def test_dlqr_matches_python_control_on_the_discretized_model(pkgs):
+    ct = pytest.importorskip("control")
+    design = control.dlqr(pkgs["cart_pole"], np.zeros(4), None, [10, 10, 1, 1], 1, dt=0.02)
+    continuous = control.lqr(pkgs["cart_pole"], np.zeros(4), None, [10, 10, 1, 1], 1)
+    Ad, Bd = control.discretize(continuous.A, continuous.B, 0.02)
+    np.testing.assert_allclose(design.A, Ad) and np.testing.assert_allclose(design.B, Bd)
+    K, S, E = ct.dlqr(Ad, Bd, np.diag([10.0, 10, 1, 1]), np.eye(1))
+    np.testing.assert_allclose(design.K, K, rtol=1e-8)
+    np.testing.assert_allclose(design.S, S, rtol=1e-8)
+    assert design.dt == 0.02 and continuous.dt is None
+    assert np.all(np.abs(design.poles) < 1)
+    # a fast sampler approaches the continuous design
+    fine = control.dlqr(pkgs["cart_pole"], np.zeros(4), None, [10, 10, 1, 1], 1, dt=1e-4)
+    np.testing.assert_allclose(fine.K, continuous.K, rtol=1e-2)
+
+
+def test_dlqr_errors(pkgs):
+    with pytest.raises(ControlError, match="dt must be a positive finite number"):
+        control.dlqr(pkgs["cart_pole"], np.zeros(4), dt=0)
+    with pytest.raises(ControlError, match="dt must be a positive number"):
+        control.dlqr(pkgs["cart_pole"], np.zeros(4), dt="fast")
+
+
+def test_ctrb_and_rank(pkgs):
+    ct = pytest.importorskip("control")
+    design = control.lqr(pkgs["cart_pole"], np.zeros(4))
+    C = control.ctrb(design.A, design.B)
+    assert C.shape == (4, 4)
+    np.testing.assert_allclose(C, ct.ctrb(design.A, design.B))
+    assert control.controllability_rank(design.A, design.B) == 4
+    # two uncoupled identical pendulums pushed by one common input: rank 2 of 4
+    A = np.block([[np.zeros((2, 2)), np.eye(2)], [np.eye(2), np.zeros((2, 2))]])
+    assert control.controllability_rank(A, [0, 0, 1, 1]) == 2
+    # a chain pushed at one end is controllable, also when stiff and fast
+    chain = np.block([[np.zeros((2, 2)), np.eye(2)], [np.array([[-2.0, 1.0], [1.0, -1.0]]), np.zeros((2, 2))]])
+    assert control.controllability_rank(chain, [0, 0, 1, 0]) == 4
+    assert control.controllability_rank(chain * 1e4, [0, 0, 1, 0]) == 4
+    with pytest.raises(ControlError, match="A must be a square matrix"):
+        control.ctrb(np.zeros((2, 3)), np.zeros(2))
+
+
+def test_state_space(pkgs):
+    ct = pytest.importorskip("control")
+    sys_ = control.state_space(pkgs["cart_pole"], np.zeros(4))
+    assert isinstance(sys_, ct.StateSpace)
+    A, B = pkgs["cart_pole"].linearized_model(np.zeros(4), [0.0])
+    np.testing.assert_array_equal(sys_.A, A) and np.testing.assert_array_equal(sys_.B, B)
+    assert list(sys_.state_labels) == ["s", "th", "ds", "dth"] and list(sys_.input_labels) == ["F"]
+    assert list(sys_.output_labels) == ["s", "th", "ds", "dth"]
+    np.testing.assert_allclose(np.sort_complex(ct.poles(sys_)), np.sort_complex(np.linalg.eigvals(A)))
+    assert control.state_space(pkgs["cart_pole"], np.zeros(4), [1.0], params={"mp": 0.5}).B[2, 0] == pytest.approx(1.0)
+
+
+def test_state_space_without_python_control(pkgs, monkeypatch):
+    monkeypatch.setitem(sys.modules, "control", None)
+    with pytest.raises(MissingDependencyError, match=r'state_space: this needs python-control.*pip install "sls\[control\]"'):
+        control.state_space(pkgs["cart_pole"], np.zeros(4))

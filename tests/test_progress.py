@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import sls_env
 
 from sls.progress import Progress
 
@@ -66,9 +67,7 @@ def test_sls_generate_on_an_80_column_terminal(tmp_path):
 
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    from test_readme_blocks import _env
-
-    env = {key: value for key, value in _env().items() if key not in ("COLUMNS", "LINES")}
+    env = {key: value for key, value in sls_env().items() if key not in ("COLUMNS", "LINES")}
     code = "import sys; from sls.cli import main; sys.argv[0] = 'sls'; main()"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "generate", "nlink", "--n", "7", "--out", str(tmp_path / "out")],

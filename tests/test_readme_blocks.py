@@ -26,6 +26,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from conftest import sls_command, sls_env
 
 try:
     import tomllib
@@ -54,20 +55,6 @@ def _blocks(text: str) -> list[tuple[str, str, str | None]]:
         if match.group(1) != "text":
             blocks.append((match.group(1), match.group(2), following))
     return blocks
-
-
-def _sls() -> list[str]:
-    """The console script installed with this interpreter, else this checkout's sls as a module (see :func:`_env`)."""
-    found = Path(sys.executable).with_name("sls")
-    return [str(found)] if found.exists() else [sys.executable, "-m", "sls"]
-
-
-def _env() -> dict:
-    """The environment for subprocesses: without PYTHONPATH when sls is installed, else pointing at this checkout."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    if not Path(sys.executable).with_name("sls").exists():
-        env["PYTHONPATH"] = str(REPO)
-    return env
 
 
 def _commands(body: str) -> list[list[str]]:
@@ -109,7 +96,7 @@ def _run_shell(body: str, folder: Path, env: dict) -> str:
     progress = re.compile(r"^(generating \S+|simulating): \d+%")  # plain progress, on a slow machine
     for words in _commands(body):
         if words[0] == "sls":
-            done = subprocess.run(_sls() + words[1:], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+            done = subprocess.run(sls_command() + words[1:], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
             assert "Traceback" not in done.stderr, done.stderr
             assert done.returncode == 0 or done.stderr.startswith("error: "), done.stderr
         else:
@@ -185,7 +172,7 @@ def test_page_blocks_run_and_print_what_the_page_shows(page, tmp_path):
         pytest.importorskip("matplotlib")  # the page writes a plot
     if "```c\n" in text and shutil.which(CC.split()[0]) is None:
         pytest.skip(f"the page compiles C and there is no C compiler ({CC})")
-    ran = run_page(text, tmp_path, {**_env(), "MPLBACKEND": "Agg"})
+    ran = run_page(text, tmp_path, {**sls_env(), "MPLBACKEND": "Agg"})
     runnable = sum(1 for language, _, _ in _blocks(text))
     assert sum(ran[kind] for kind in ("shell", "python", "c", "toml", "xml", "matlab", "no octave")) == runnable, ran
     if "--plot cart_pole.png" in text:
@@ -215,7 +202,7 @@ def test_the_readme_links_to_files_that_exist():
 
 
 def test_a_page_whose_output_differs_or_whose_block_cannot_run_fails(tmp_path):
-    env = _env()
+    env = sls_env()
     run_page("```python\nprint(1 + 1)\n```\n\n```text\n2\n```\n", tmp_path, env)
     with pytest.raises(AssertionError, match="the page shows"):
         run_page("```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n", tmp_path, env)
@@ -239,7 +226,7 @@ def test_a_urdf_block_is_the_file_the_next_command_generates(tmp_path):
         f"```xml\n{urdf}\n```\n\n```bash\nsls generate r.urdf --out r_eom\n```\n\n"
         "```text\nwrote 18 files to r_eom/ (r: n = 1, m = 1) in 0.1 s\n```\n"
     )
-    ran = run_page(page, tmp_path, _env())
+    ran = run_page(page, tmp_path, sls_env())
     assert ran["xml"] == 1 and ran["compared"] == 1
     assert (tmp_path / "r_eom" / "qddot_fun.py").is_file()
 
