@@ -22,15 +22,23 @@ from . import __version__
 from .backends import TARGETS
 from .errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from .generate import choose, generate, progress_steps
+from .model import (
+    DEFAULT_EXAMPLE,
+    example_description,
+    example_names,
+    load_example,
+    load_python,
+    load_toml,
+    model_from_strings,
+    with_ranges,
+)
 from .nlink import MAX_LINKS, nlink_pendulum
-from .urdf import load_urdf
 from .progress import Progress
+from .urdf import load_urdf
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
 NLINK_DEFAULT = 3
-from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings, with_ranges
-
 
 #: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
 INTERNAL_ERROR = 70

@@ -29,10 +29,10 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 import numpy as np
 import scipy.linalg

@@ -27,6 +27,7 @@ import keyword
 import math
 import re
 import sys
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
