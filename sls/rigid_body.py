@@ -120,8 +120,15 @@ def bodies(robot: object) -> tuple:
             coordinate = index[followed]
         found.append(
             {
-                "name": joint.name, "parent": body, "rotation": R_o, "offset": t_o, "axis": tuple(joint.axis), "kind": joint.kind,
-                "coordinate": coordinate, "multiplier": float(multiplier), "shift": float(shift),
+                "name": joint.name,
+                "parent": body,
+                "rotation": R_o,
+                "offset": t_o,
+                "axis": tuple(joint.axis),
+                "kind": joint.kind,
+                "coordinate": coordinate,
+                "multiplier": float(multiplier),
+                "shift": float(shift),
             }
         )
         pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
@@ -141,7 +148,8 @@ def bodies(robot: object) -> tuple:
             for j in range(3):
                 total[2][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
     return tuple(
-        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in I)) for spec, (m, h, I) in zip(found, inertias)
+        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
+        for spec, (m, h, inertia) in zip(found, inertias)
     )
 
 
@@ -151,7 +159,9 @@ _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 def _rpy_matrix(rpy: Sequence[float]) -> tuple:
     """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (as :mod:`sls.urdf`)."""
     roll, pitch, yaw = rpy
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
     return (
         (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
         (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
@@ -170,7 +180,10 @@ def _transpose(A: Sequence) -> tuple:
 
 
 def constant(value: float) -> sympy.Expr:
-    """A float as a graph constant: integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.urdf`)."""
+    """A float as a graph constant.
+
+    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.urdf`).
+    """
     nearest = round(value)
     if abs(value - nearest) <= 1e-14 and abs(nearest) < 2**53:
         return sympy.Integer(nearest)
@@ -321,7 +334,7 @@ class TreeDynamics:
         accelerations: list = []
         forces: list = []
         root = (vec.zero, [g.zero, g.zero, gravity])
-        for body, joint, (omega, v) in zip(self.bodies, self.joints, frames):
+        for body, joint, (omega, _) in zip(self.bodies, self.joints, frames):
             (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
             omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
             rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
@@ -353,7 +366,9 @@ class TreeDynamics:
         vec = self.vec
         m, h = vec.num(body.mass), [vec.num(x) for x in body.moment]
         f = vec.add(vec.scale(m, dv), vec.cross(domega, h), vec.cross(omega, vec.cross(omega, h)))
-        n = vec.add(vec.matvec(body.inertia, domega), vec.cross(omega, vec.matvec(body.inertia, omega)), vec.cross(h, dv))
+        n = vec.add(
+            vec.matvec(body.inertia, domega), vec.cross(omega, vec.matvec(body.inertia, omega)), vec.cross(h, dv)
+        )
         return f, n
 
     def _generalized(self, torques: list) -> list:
@@ -380,10 +395,10 @@ class TreeDynamics:
         composite = self.composite_inertias()
         terms: dict = {}
         for j, (body, joint) in enumerate(zip(self.bodies, self.joints)):
-            m, h, I = composite[j]
+            m, h, inertia = composite[j]
             axis = [vec.num(a) for a in body.axis]
             if joint.revolute:
-                f, n = vec.cross(axis, h), _symmetric_times(vec, I, axis)
+                f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
             else:
                 f, n = vec.scale(m, axis), vec.cross(h, axis)
             i = j
@@ -414,23 +429,29 @@ class TreeDynamics:
         """
         vec, g = self.vec, self.graph
         composite = [
-            [vec.num(b.mass), [vec.num(x) for x in b.moment], [[vec.num(x) for x in row] for row in b.inertia]] for b in self.bodies
+            [vec.num(b.mass), [vec.num(x) for x in b.moment], [[vec.num(x) for x in row] for row in b.inertia]]
+            for b in self.bodies
         ]
         for k in reversed(range(len(self.bodies))):
             body, joint = self.bodies[k], self.joints[k]
             if body.parent < 0:
                 continue
-            m, h, I = composite[k]
+            m, h, inertia = composite[k]
             p = joint.offset
             h_R = joint.to_parent(h)
-            I_R = _rotated(joint, I)
+            I_R = _rotated(joint, inertia)
             ph = vec.dot(p, h_R)
             pp = vec.dot(p, p)
             two = g.number(2)
             shifted = [[None] * 3 for _ in range(3)]
             for a in range(3):
                 for b in range(a, 3):
-                    parts = [I_R[a][b], g.neg(g.mul((p[a], h_R[b]))), g.neg(g.mul((h_R[a], p[b]))), g.neg(g.mul((m, p[a], p[b])))]
+                    parts = [
+                        I_R[a][b],
+                        g.neg(g.mul((p[a], h_R[b]))),
+                        g.neg(g.mul((h_R[a], p[b]))),
+                        g.neg(g.mul((m, p[a], p[b]))),
+                    ]
                     if a == b:
                         parts += [g.mul((two, ph)), g.mul((m, pp))]
                     shifted[a][b] = shifted[b][a] = g.add(parts)
