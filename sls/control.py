@@ -84,6 +84,8 @@ def load_package(pkg: ModuleType | str | Path) -> ModuleType:
             )
         name = f"_sls_control_pkg_{next(_counter)}"
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(path)])
+        if spec is None or spec.loader is None:  # not for an existing .py file; for the type checker
+            raise ControlError(f"{path}: cannot import the generated package")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

@@ -29,6 +29,7 @@ import sympy
 
 from .derive import Dynamics
 from .errors import ModelError, brief
+from .graph import Graph
 from .model import Model
 
 #: How many states the mass-matrix check samples.
@@ -84,7 +85,7 @@ def check_smooth(dynamics: Dynamics) -> None:
                 )
 
 
-def _graph_culprit(graph: object, node: int) -> sympy.Expr:
+def _graph_culprit(graph: Graph, node: int) -> sympy.Expr:
     """The first function call under ``node`` sls refuses (as sympy), or ``0`` when there is none."""
     for sub in graph.reachable([node]):
         if graph.kind[sub] == "fn" and graph.payload[sub] in _REFUSED:
