@@ -15,6 +15,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -46,7 +47,7 @@ INTERNAL_ERROR = 70
 REPORT_TO = "the sls issue tracker"
 
 
-def _internal(ctx: click.Context, error: BaseException) -> None:
+def _internal(ctx: click.Context, error: BaseException) -> NoReturn:
     """A bug in sls as one line naming the input and the version (the traceback first with --verbose)."""
     if ctx.meta.get("sls.verbose"):
         import traceback
@@ -64,12 +65,12 @@ def _internal(ctx: click.Context, error: BaseException) -> None:
     sys.exit(INTERNAL_ERROR)
 
 
-def _fail(error: SlsError) -> None:
+def _fail(error: SlsError) -> NoReturn:
     click.echo(f"error: {error}", err=True)
     sys.exit(error.exit_code)
 
 
-def _usage(error: click.UsageError) -> None:
+def _usage(error: click.UsageError) -> NoReturn:
     """Click's own usage errors, as one ``error:`` line (exit code 2)."""
     if type(error).__name__ == "NoArgsIsHelpError":  # bare `sls`: click shows the help
         raise error
@@ -81,7 +82,7 @@ def _usage(error: click.UsageError) -> None:
 class _Group(click.Group):
     """Click group that turns :class:`SlsError` into one line and an exit code."""
 
-    def make_context(self, *args: object, **kwargs: object) -> click.Context:
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
             return super().make_context(*args, **kwargs)
         except click.UsageError as error:
@@ -213,6 +214,7 @@ def load_model(
             missing.append("--fric")
         if missing:
             raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
+        assert T is not None and V is not None and x is not None  # none is missing
         return model_from_strings(
             state=x.replace(",", " ").split(),
             T=T,

@@ -27,17 +27,18 @@ import keyword
 import math
 import re
 import sys
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import SupportsFloat, SupportsIndex
 
 import sympy
 from sympy.matrices.expressions.matexpr import MatrixElement
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (tomli is a dependency there; type-checked only where it is installed)
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 from .errors import ModelError, ModelFileError, ModelTypeError, SlsError, brief
 from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
@@ -234,6 +235,8 @@ def check_value(name: str, value: object, what: str | None = None) -> float:
     problem = f"{label}: value must be a finite number, got {brief(repr(value), 60)}"
     if isinstance(value, (bool, str, bytes)) or (isinstance(value, sympy.Basic) and not value.is_number):
         raise ModelError(problem)
+    if not isinstance(value, (SupportsFloat, SupportsIndex)):  # what float() takes, strings and buffers aside
+        raise ModelError(problem)
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError, AttributeError):
@@ -252,14 +255,14 @@ def build_model(
     state: list,
     T: sympy.Expr,
     V: sympy.Expr,
-    fric: list,
+    fric: object,
     params: dict | None = None,
     inputs: list | None = None,
-    forces: list | None = None,
+    forces: object | None = None,
     name: str = "model",
     source: str = "Python API",
-    constraints: list | None = None,
-    velocity_constraints: list | None = None,
+    constraints: object | None = None,
+    velocity_constraints: object | None = None,
     loads: list | None = None,
     stabilization: float = 0.0,
     renamed: tuple = (),
@@ -349,7 +352,7 @@ def build_model(
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
         check_name(pname, "parameter", parameter=True)
-    ordered = {pname: defaults[pname] for pname in defaults}
+    ordered: dict[str, float | None] = {pname: defaults[pname] for pname in defaults}
     for pname in free_names:
         ordered.setdefault(pname, None)
     unused = tuple(p for p in defaults if p not in free_names)
@@ -506,13 +509,14 @@ def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int
     for term in sympy.Add.make_args(expanded):
         coefficient, velocity_part = term.as_independent(*dq, as_Add=False)
         powers = velocity_part.as_powers_dict() if velocity_part != 1 else {}
-        velocities = []
+        velocities: list[int] = []
+        monomial = True  # a product of positive integer powers of velocities
         for base, exponent in powers.items():
             if base not in dq_set or not exponent.is_Integer or exponent < 1:
-                velocities = None
+                monomial = False
                 break
             velocities += [index[base]] * int(exponent)
-        if velocities is None or len(velocities) != 2 or coefficient.free_symbols & dq_set:
+        if not monomial or len(velocities) != 2 or coefficient.free_symbols & dq_set:
             raise ModelError(
                 "kinetic energy T must be quadratic in the velocities (T = 1/2 dq' M(q) dq); "
                 f"offending term: {brief(term)}"
@@ -724,7 +728,7 @@ def _check_linear_in_velocities(expr: sympy.Expr, dq: tuple, what: str) -> None:
 
 
 def _check_constraints(
-    constraints: list | None, velocity_constraints: list | None, q: tuple, dq: tuple, inputs: tuple
+    constraints: object | None, velocity_constraints: object | None, q: tuple, dq: tuple, inputs: tuple
 ) -> tuple:
     """The holonomic and velocity constraints as tuples of expressions, checked."""
     n = len(q)
@@ -937,21 +941,22 @@ def model_from_sympy(
                 f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)"
             )
         if isinstance(value, sympy.Basic):
+            expr: sympy.Basic = value
             if timed:
-                value = value.xreplace(timed)
-                if time in value.free_symbols:
+                expr = expr.xreplace(timed)
+                if time in expr.free_symbols:
                     raise ModelError(
                         f"{what}: depends on the time {time} other than through the state "
-                        f"[{', '.join(str(s) for s in state)}]: {brief(value, 80)}"
+                        f"[{', '.join(str(s) for s in state)}]: {brief(expr, 80)}"
                     )
             mapping = {}
-            for s in value.free_symbols:
+            for s in expr.free_symbols:
                 if not isinstance(s, sympy.Symbol):
                     continue
                 name = identifier(s.name, what)
                 check_name(name, f"{what}: symbol")
                 mapping[s] = symbol(name)
-            return value.xreplace(mapping)
+            return expr.xreplace(mapping)
         return value
 
     def canonical_list(value: object, what: str) -> object:
@@ -1011,6 +1016,7 @@ def _ranges_by_name(ranges: object, timed: dict, names: dict) -> dict | None:
         return None
     if not isinstance(ranges, dict):
         check_ranges(ranges, ())  # raises, naming the type
+        raise AssertionError(f"check_ranges accepted ranges of type {type(ranges).__name__}")
     keyed = {}
     for key, value in ranges.items():
         key = timed.get(key, key) if isinstance(key, sympy.Basic) else key
