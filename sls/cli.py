@@ -15,6 +15,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -22,15 +23,23 @@ from . import __version__
 from .backends import TARGETS
 from .errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from .generate import choose, generate, progress_steps
+from .model import (
+    DEFAULT_EXAMPLE,
+    example_description,
+    example_names,
+    load_example,
+    load_python,
+    load_toml,
+    model_from_strings,
+    with_ranges,
+)
 from .nlink import MAX_LINKS, nlink_pendulum
-from .urdf import load_urdf
 from .progress import Progress
+from .urdf import load_urdf
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
 NLINK_DEFAULT = 3
-from .model import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml, model_from_strings, with_ranges
-
 
 #: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
 INTERNAL_ERROR = 70
@@ -38,7 +47,7 @@ INTERNAL_ERROR = 70
 REPORT_TO = "the sls issue tracker"
 
 
-def _internal(ctx: click.Context, error: BaseException) -> None:
+def _internal(ctx: click.Context, error: BaseException) -> NoReturn:
     """A bug in sls as one line naming the input and the version (the traceback first with --verbose)."""
     if ctx.meta.get("sls.verbose"):
         import traceback
@@ -56,12 +65,12 @@ def _internal(ctx: click.Context, error: BaseException) -> None:
     sys.exit(INTERNAL_ERROR)
 
 
-def _fail(error: SlsError) -> None:
+def _fail(error: SlsError) -> NoReturn:
     click.echo(f"error: {error}", err=True)
     sys.exit(error.exit_code)
 
 
-def _usage(error: click.UsageError) -> None:
+def _usage(error: click.UsageError) -> NoReturn:
     """Click's own usage errors, as one ``error:`` line (exit code 2)."""
     if type(error).__name__ == "NoArgsIsHelpError":  # bare `sls`: click shows the help
         raise error
@@ -73,7 +82,7 @@ def _usage(error: click.UsageError) -> None:
 class _Group(click.Group):
     """Click group that turns :class:`SlsError` into one line and an exit code."""
 
-    def make_context(self, *args: object, **kwargs: object) -> click.Context:
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
             return super().make_context(*args, **kwargs)
         except click.UsageError as error:
@@ -128,7 +137,10 @@ def examples_command() -> None:
     for name in example_names():
         marker = " (default)" if name == DEFAULT_EXAMPLE else ""
         click.echo(f"{name:<22} {example_description(name)}{marker}")
-    click.echo(f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: sls generate {NLINK} --n N (default {NLINK_DEFAULT})")
+    click.echo(
+        f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: "
+        f"sls generate {NLINK} --n N (default {NLINK_DEFAULT})"
+    )
 
 
 def parse_param(text: str) -> tuple[str, float]:
@@ -204,6 +216,7 @@ def load_model(
             missing.append("--fric")
         if missing:
             raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
+        assert T is not None and V is not None and x is not None  # none is missing
         return model_from_strings(
             state=x.replace(",", " ").split(),
             T=T,
@@ -224,14 +237,17 @@ def load_model(
         raise UsageError("--floating-base goes with a URDF robot file (NAME.urdf): it frees the robot's root link")
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
-    elif floating_base:
+    elif floating_base and model is not None:
         loaded = load_urdf(model, floating_base=True)
     else:
         loaded = _load_named(model or DEFAULT_EXAMPLE)
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
-            raise UsageError(f"--param {unknown[0]}: the model has no parameter of that name (it has: {', '.join(loaded.params) or 'none'})")
+            raise UsageError(
+                f"--param {unknown[0]}: the model has no parameter of that name "
+                f"(it has: {', '.join(loaded.params) or 'none'})"
+            )
         from dataclasses import replace
 
         loaded = replace(loaded, params={**loaded.params, **param_values})
@@ -259,26 +275,90 @@ def _load_named(model: str):
 @click.argument("model", required=False)
 @click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
 @click.option("--V", "V", metavar="EXPR", help="Potential energy V(q) (inline model).")
-@click.option("--fric", multiple=True, metavar="EXPR", help="Friction force, once per degree of freedom; --fric 0 for none.")
+@click.option(
+    "--fric", multiple=True, metavar="EXPR", help="Friction force, once per degree of freedom; --fric 0 for none."
+)
 @click.option("--x", "x", metavar="NAMES", help='State names, q first then qdot: --x "q1 q2 dq1 dq2".')
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Parameter default, repeatable (also overrides a model file's [params]).")
-@click.option("--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map).")
-@click.option("--force", "forces", multiple=True, metavar="EXPR", help="Generalized force linear in the inputs, once per degree of freedom.")
-@click.option("--constraint", "constraints", multiple=True, metavar="EXPR", help="Holonomic constraint c(q) = 0, repeatable (inline model).")
-@click.option("--velocity-constraint", "velocity_constraints", multiple=True, metavar="EXPR", help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).")
-@click.option("--range", "ranges", multiple=True, metavar="NAME=LOW:HIGH", help="Where the model lives: the checks of M and the constraints sample state variable NAME only in [LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.")
-@click.option("--out", "-o", "out", default="generated", show_default=True, type=click.Path(file_okay=True, dir_okay=True), help="Output folder; it becomes a Python package.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter default, repeatable (also overrides a model file's [params]).",
+)
+@click.option(
+    "--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map)."
+)
+@click.option(
+    "--force",
+    "forces",
+    multiple=True,
+    metavar="EXPR",
+    help="Generalized force linear in the inputs, once per degree of freedom.",
+)
+@click.option(
+    "--constraint",
+    "constraints",
+    multiple=True,
+    metavar="EXPR",
+    help="Holonomic constraint c(q) = 0, repeatable (inline model).",
+)
+@click.option(
+    "--velocity-constraint",
+    "velocity_constraints",
+    multiple=True,
+    metavar="EXPR",
+    help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).",
+)
+@click.option(
+    "--range",
+    "ranges",
+    multiple=True,
+    metavar="NAME=LOW:HIGH",
+    help="Where the model lives: the checks of M and the constraints sample state variable NAME only in "
+    "[LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    default="generated",
+    show_default=True,
+    type=click.Path(file_okay=True, dir_okay=True),
+    help="Output folder; it becomes a Python package.",
+)
 @click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
-@click.option("--floating-base", "floating_base", is_flag=True, help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.")
-@click.option("--simplify", is_flag=True, help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.")
-@click.option("--target", type=click.Choice(TARGETS), default=TARGETS[0], show_default=True, help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.")
-@click.option("--functions", "chosen", metavar="NAMES", help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; default: all.")
+@click.option(
+    "--floating-base",
+    "floating_base",
+    is_flag=True,
+    help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; "
+    "inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.",
+)
+@click.option(
+    "--simplify",
+    is_flag=True,
+    help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default=TARGETS[0],
+    show_default=True,
+    help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API "
+    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.",
+)
+@click.option(
+    "--functions",
+    "chosen",
+    metavar="NAMES",
+    help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; "
+    "default: all.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(
-    model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out, links, floating_base,
-    simplify, target, chosen, verbose, quiet,
-) -> None:
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out,
+                     links, floating_base, simplify, target, chosen, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -288,10 +368,12 @@ def generate_command(
     example's name (see `sls examples`); without MODEL and without inline
     flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
-      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
+      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq"
+    --param m=1 --param l=1 --param g=9.81 --param b=0.1
     """
     meta = click.get_current_context().meta
-    meta["sls.input"] = model if model is not None else ("the inline model" if any(v is not None for v in (T, V, x)) else DEFAULT_EXAMPLE)
+    inline = any(v is not None for v in (T, V, x))
+    meta["sls.input"] = model if model is not None else ("the inline model" if inline else DEFAULT_EXAMPLE)
     meta["sls.verbose"] = verbose
     loaded = load_model(
         model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges, floating_base
@@ -314,7 +396,8 @@ def generate_command(
             click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)
     if not quiet:
         click.echo(
-            f"wrote {len(report.files)} files to {out}/ ({loaded.name}: n = {loaded.n}, m = {loaded.m}) in {report.total:.2f} s"
+            f"wrote {len(report.files)} files to {out}/ ({loaded.name}: n = {loaded.n}, m = {loaded.m}) "
+            f"in {report.total:.2f} s"
         )
 
 

@@ -39,7 +39,9 @@ def _number(text: str, option: str) -> float:
             raise UsageError(f"{option}: {exc}") from None
         if expr.free_symbols:
             names = ", ".join(sorted(s.name for s in expr.free_symbols))
-            raise UsageError(f"{option}: entry {text!r} is not a number or a constant expression like pi/18 (it uses {names})")
+            raise UsageError(
+                f"{option}: entry {text!r} is not a number or a constant expression like pi/18 (it uses {names})"
+            ) from None
         value = float(expr)
     if not math.isfinite(value):
         raise UsageError(f"{option}: entry {text!r} is not finite")
@@ -55,7 +57,9 @@ def parse_vector(text: str, size: int, option: str, names: tuple = ()) -> np.nda
     entries = _entries(text)
     if len(entries) != size:
         listing = f" [{', '.join(names)}]" if names else ""
-        raise UsageError(f"{option} {text!r}: expected {size} number{'s' if size != 1 else ''}{listing}, got {len(entries)}")
+        raise UsageError(
+            f"{option} {text!r}: expected {size} number{'s' if size != 1 else ''}{listing}, got {len(entries)}"
+        )
     return np.array([_number(e, option) for e in entries])
 
 
@@ -66,7 +70,9 @@ def parse_weight(text: str, size: int, option: str) -> np.ndarray:
         matrix = [[_number(e, option) for e in _entries(row)] for row in rows]
         if len(matrix) != size or any(len(row) != size for row in matrix):
             shape = f"{len(matrix)} rows of {', '.join(str(len(r)) for r in matrix)} entries"
-            raise UsageError(f"{option}: a matrix must have {size} rows of {size} entries separated by ';', got {shape}")
+            raise UsageError(
+                f"{option}: a matrix must have {size} rows of {size} entries separated by ';', got {shape}"
+            )
         return np.array(matrix)
     entries = _entries(text)
     if len(entries) == 1:
@@ -97,7 +103,11 @@ def _format_poles(poles: np.ndarray) -> list[str]:
         if skip:
             skip = False
             continue
-        if abs(value.imag) > 1e-12 and i + 1 < len(poles) and abs(poles[i + 1] - np.conj(value)) < 1e-9 * max(1.0, abs(value)):
+        if (
+            abs(value.imag) > 1e-12
+            and i + 1 < len(poles)
+            and abs(poles[i + 1] - np.conj(value)) < 1e-9 * max(1.0, abs(value))
+        ):
             lines.append(f"{value.real:.6g} ± {abs(value.imag):.6g}j")
             skip = True
         else:
@@ -142,7 +152,8 @@ def controller_from_json(pkg, path: Path):
     if list(data.get("state", [])) != list(pkg.STATE) or list(data.get("inputs", [])) != list(pkg.INPUTS):
         raise ControlError(
             f"--lqr-from {path}: the design is for state [{', '.join(data.get('state', []))}] and inputs "
-            f"[{', '.join(data.get('inputs', []))}], but the package has [{', '.join(pkg.STATE)}] and [{', '.join(pkg.INPUTS)}]"
+            f"[{', '.join(data.get('inputs', []))}], "
+            f"but the package has [{', '.join(pkg.STATE)}] and [{', '.join(pkg.INPUTS)}]"
         )
     n2, m = 2 * pkg.N_DOF, pkg.N_INPUTS
     try:
@@ -169,12 +180,49 @@ def register(group: click.Group) -> None:
 
 @click.command("lqr")
 @click.argument("package_dir", metavar="DIR")
-@click.option("--x-eq", "x_eq", required=True, metavar="VALUES", help='Equilibrium state, 2n numbers: --x-eq "0 0 0 0" (entries may be constant expressions like pi).')
-@click.option("--u-eq", "u_eq", metavar="VALUES", help="Equilibrium input, m numbers; default: computed (the input that holds x-eq at rest).")
-@click.option("--Q", "Q", default="1", show_default=True, metavar="WEIGHT", help='State weight: a number (times I), 2n diagonal entries "10 10 1 1", or rows separated by ";".')
-@click.option("--R", "R", default="1", show_default=True, metavar="WEIGHT", help="Input weight: a number, m diagonal entries, or rows separated by ';'.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Parameter value passed to the generated functions, repeatable.")
-@click.option("--save", "save", type=click.Path(dir_okay=False), metavar="FILE", help="Write the design as JSON (for sls simulate --lqr-from FILE).")
+@click.option(
+    "--x-eq",
+    "x_eq",
+    required=True,
+    metavar="VALUES",
+    help='Equilibrium state, 2n numbers: --x-eq "0 0 0 0" (entries may be constant expressions like pi).',
+)
+@click.option(
+    "--u-eq",
+    "u_eq",
+    metavar="VALUES",
+    help="Equilibrium input, m numbers; default: computed (the input that holds x-eq at rest).",
+)
+@click.option(
+    "--Q",
+    "Q",
+    default="1",
+    show_default=True,
+    metavar="WEIGHT",
+    help='State weight: a number (times I), 2n diagonal entries "10 10 1 1", or rows separated by ";".',
+)
+@click.option(
+    "--R",
+    "R",
+    default="1",
+    show_default=True,
+    metavar="WEIGHT",
+    help="Input weight: a number, m diagonal entries, or rows separated by ';'.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter value passed to the generated functions, repeatable.",
+)
+@click.option(
+    "--save",
+    "save",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the design as JSON (for sls simulate --lqr-from FILE).",
+)
 def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     """LQR gain K and closed-loop poles at an equilibrium of the package in DIR.
 
@@ -228,12 +276,38 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
 @click.option("--x0", "x0", required=True, metavar="VALUES", help='Initial state, 2n numbers: --x0 "0 pi/18 0 0".')
 @click.option("--t-end", "t_end", required=True, type=float, metavar="SECONDS", help="End time.")
 @click.option("--t-start", "t_start", default=0.0, show_default=True, type=float, metavar="SECONDS", help="Start time.")
-@click.option("--lqr-from", "lqr_from", type=click.Path(dir_okay=False), metavar="FILE", help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Parameter value passed to the generated functions, repeatable.")
-@click.option("--plot", "plot", type=click.Path(dir_okay=False), metavar="FILE.png", help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install "sls[plot]").')
-@click.option("--csv", "csv", type=click.Path(dir_okay=False), metavar="FILE", help="Write t, the state, the input and the energy as CSV.")
+@click.option(
+    "--lqr-from",
+    "lqr_from",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter value passed to the generated functions, repeatable.",
+)
+@click.option(
+    "--plot",
+    "plot",
+    type=click.Path(dir_okay=False),
+    metavar="FILE.png",
+    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install "sls[plot]").',
+)
+@click.option(
+    "--csv",
+    "csv",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write t, the state, the input and the energy as CSV.",
+)
 @click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")
-@click.option("--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator (RK45).")
+@click.option(
+    "--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator (RK45)."
+)
 @click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
 def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, csv, points, rtol, atol, quiet) -> None:
@@ -300,10 +374,16 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
         return
     click.echo(f"t = {result.t[-1]:.6g}: x = [{_labelled(pkg.STATE, result.y[:, -1])}]")
     drift = float(np.max(np.abs(result.energy - result.energy[0])))
-    click.echo(f"energy T + V: {result.energy[0]:.6g} at start, {result.energy[-1]:.6g} at the end (largest change {drift:.3g})")
+    click.echo(
+        f"energy T + V: {result.energy[0]:.6g} at start, {result.energy[-1]:.6g} at the end "
+        f"(largest change {drift:.3g})"
+    )
     if controller is not None:
         u = result.u
-        click.echo("input range: " + ", ".join(f"{name} in [{u[i].min():.4g}, {u[i].max():.4g}]" for i, name in enumerate(pkg.INPUTS)))
+        click.echo(
+            "input range: "
+            + ", ".join(f"{name} in [{u[i].min():.4g}, {u[i].max():.4g}]" for i, name in enumerate(pkg.INPUTS))
+        )
         settle = settling_time(result.t, result.y, x_eq)
         text = f"{settle:.3g} s" if math.isfinite(settle) else "not within the run"
         click.echo(f"settling time (state within 2% of its initial distance to x_eq): {text}")

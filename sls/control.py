@@ -29,10 +29,10 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 import numpy as np
 import scipy.linalg
@@ -79,9 +79,13 @@ def load_package(pkg: ModuleType | str | Path) -> ModuleType:
         path = Path(pkg)
         init = path / "__init__.py"
         if not init.is_file():
-            raise ControlError(f"{path}: not a generated package (no __init__.py); run `sls generate --out {path}` first")
+            raise ControlError(
+                f"{path}: not a generated package (no __init__.py); run `sls generate --out {path}` first"
+            )
         name = f"_sls_control_pkg_{next(_counter)}"
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(path)])
+        if spec is None or spec.loader is None:  # not for an existing .py file; for the type checker
+            raise ControlError(f"{path}: cannot import the generated package")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
@@ -255,7 +259,10 @@ def weight_matrix(value: object, size: int, name: str, *, definite: bool) -> np.
         if array.shape != (size, size):
             raise ControlError(f"{name} must be a {size}x{size} matrix, got shape {array.shape[0]}x{array.shape[1]}")
     else:
-        raise ControlError(f"{name} must be a scalar, a vector of {size} diagonal entries or a {size}x{size} matrix, got shape {array.shape}")
+        raise ControlError(
+            f"{name} must be a scalar, a vector of {size} diagonal entries or a {size}x{size} matrix, "
+            f"got shape {array.shape}"
+        )
     if not np.isfinite(array).all():
         raise ControlError(f"{name} must be finite")
     scale = max(1.0, float(np.abs(array).max()))
@@ -291,7 +298,8 @@ class LQRResult:
     u_eq: np.ndarray  #: (m,) equilibrium input
     Q: np.ndarray = field(repr=False)  #: (2n, 2n) state weight
     R: np.ndarray = field(repr=False)  #: (m, m) input weight
-    dt: float | None = None  #: sample time of a :func:`dlqr` design (``A``, ``B`` are then the discrete ones); None: continuous
+    #: sample time of a :func:`dlqr` design (``A``, ``B`` are then the discrete ones); None: continuous
+    dt: float | None = None
     #: constrained package: the basis T of the reduced coordinates z = Tᵀ δx the design was made on
     #: (``poles`` are those of the reduced loop, 2n − k_h − k of them); None otherwise
     basis: np.ndarray | None = field(default=None, repr=False)
@@ -310,7 +318,9 @@ class LQRResult:
     controller = __call__
 
 
-def _uncontrollable_unstable(A: np.ndarray, B: np.ndarray, tol: float = 1e-9, *, discrete: bool = False) -> list[complex]:
+def _uncontrollable_unstable(
+    A: np.ndarray, B: np.ndarray, tol: float = 1e-9, *, discrete: bool = False
+) -> list[complex]:
     """Eigenvalues of A with Re ≥ 0 (``discrete``: |z| ≥ 1) that fail the PBH rank test (with multiplicity)."""
     size = A.shape[0]
     scale = max(1.0, float(np.linalg.norm(A, 2)), float(np.linalg.norm(B, 2)))
@@ -390,7 +400,9 @@ def lqr(
     K = np.linalg.solve(R, cross)
     poles = np.linalg.eigvals(A - B @ K)
     if not np.all(poles.real < 0):
-        raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
+        raise ControlError(
+            f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}"
+        )
     order = np.lexsort((poles.imag, poles.real))
     K, S = _expanded(basis, K, S)
     return LQRResult(K=K, S=S, poles=poles[order], A=A_full, B=B_full, x_eq=x_eq, u_eq=u_eq, Q=Q_full, R=R, basis=basis)
@@ -483,12 +495,16 @@ def dlqr(
     try:
         S = scipy.linalg.solve_discrete_are(Ad, Bd, Q, R, s=N)
     except (np.linalg.LinAlgError, ValueError) as exc:
-        raise ControlError(f"the discrete Riccati equation has no stabilizing solution ({exc}); {_UNWEIGHTED}") from None
+        raise ControlError(
+            f"the discrete Riccati equation has no stabilizing solution ({exc}); {_UNWEIGHTED}"
+        ) from None
     cross = Bd.T @ S @ Ad if N is None else Bd.T @ S @ Ad + N.T
     K = np.linalg.solve(R + Bd.T @ S @ Bd, cross)
     poles = np.linalg.eigvals(Ad - Bd @ K)
     if not np.all(np.abs(poles) < 1):
-        raise ControlError(f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}")
+        raise ControlError(
+            f"the Riccati solution does not stabilize the loop (closed-loop poles {_fmt(poles)}); {_UNWEIGHTED}"
+        )
     order = np.lexsort((poles.imag, -np.abs(poles)))
     K, S = _expanded(basis, K, S)
     if basis is not None:
@@ -517,7 +533,9 @@ def _linearized_equilibrium(pkg, x_eq, u_eq, Q, R, N, params, tol):
     scale = max(1.0, float(np.linalg.norm(_call(module, "qddot_fun", rest, np.zeros(m), params=params))))
     residual = float(np.linalg.norm(xdot))
     if not residual <= tol * scale:
-        hint = "x_eq must have zero velocities" if np.any(x_eq[n:] != 0) else "use equilibrium_input(pkg, x_eq) for u_eq"
+        hint = (
+            "x_eq must have zero velocities" if np.any(x_eq[n:] != 0) else "use equilibrium_input(pkg, x_eq) for u_eq"
+        )
         raise ControlError(
             f"(x_eq, u_eq) is not an equilibrium: xdot = f(x_eq, u_eq) = {_fmt(xdot)} (residual {residual:.3g}); {hint}"
         )
@@ -697,7 +715,9 @@ def simulate(
         if u.ndim == 0 and m == 1:
             u = u.reshape(1)
         if u.shape != (m,):
-            raise ControlError(f"controller(t, x) must return {m} input(s) [{', '.join(module.INPUTS)}], got shape {u.shape}")
+            raise ControlError(
+                f"controller(t, x) must return {m} input(s) [{', '.join(module.INPUTS)}], got shape {u.shape}"
+            )
         return u
 
     reached = [t0]

@@ -35,13 +35,14 @@ import ast
 import math
 import re
 import warnings
+from collections.abc import Callable
 
 import sympy
 
 from .errors import ExpressionError
 
 #: Whitelisted functions: name → (sympy constructor, number of arguments).
-FUNCTIONS: dict[str, tuple[object, int]] = {
+FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], int]] = {
     "sin": (sympy.sin, 1),
     "cos": (sympy.cos, 1),
     "tan": (sympy.tan, 1),
@@ -142,10 +143,10 @@ def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
         raise ExpressionError(f"{what}: expression {_quote(text)} is too deeply nested or too large") from None
     except (ArithmeticError, ValueError, TypeError) as exc:  # sympy refusing some numeric corner
         raise ExpressionError(f"{what}: cannot evaluate {_quote(text)}: {type(exc).__name__}: {exc}") from None
-    bad = _non_finite_atom(result)
-    if bad is not None:
+    atom = _non_finite_atom(result)
+    if atom is not None:
         raise ExpressionError(
-            f"{what}: {_quote(text)} contains {bad}, which is not a finite real number (e.g. log(0), sqrt(-1), 1/0)"
+            f"{what}: {_quote(text)} contains {atom}, which is not a finite real number (e.g. log(0), sqrt(-1), 1/0)"
         )
     return result
 
@@ -178,7 +179,7 @@ def _parse_tree(source: str) -> ast.expr:
         if not _SPLITTABLE.fullmatch(source):
             raise
     cuts = _top_level_signs(source)[_TERMS_PER_PIECE - 1 :: _TERMS_PER_PIECE]
-    node = None
+    node: ast.expr | None = None
     for start, end in zip([0] + cuts, cuts + [len(source)]):
         piece = source[start:end]
         offset = start + len(piece) - len(piece.lstrip())
@@ -195,26 +196,29 @@ def _parse_tree(source: str) -> ast.expr:
                 col_offset=node.col_offset, end_col_offset=term.end_col_offset,
             )
         node = term
+    assert node is not None  # there is always at least one piece
     return node
 
 
 def _shift_columns(tree: ast.expr, offset: int) -> None:
     """Add ``offset`` to the column offsets of every node of ``tree`` (a faster ``ast.walk``)."""
-    stack = [tree]
+    # The nodes of an expression that have columns: expressions, keyword arguments, lambda parameters.
+    columned = (ast.expr, ast.keyword, ast.arg)
+    stack: list[ast.expr | ast.keyword | ast.arg] = [tree]
     while stack:
         node = stack.pop()
         node.col_offset += offset
-        node.end_col_offset += offset
-        kind = type(node)
-        if kind is ast.BinOp:
+        if node.end_col_offset is not None:
+            node.end_col_offset += offset
+        if isinstance(node, ast.BinOp):
             stack += (node.left, node.right)
-        elif kind is ast.UnaryOp:
+        elif isinstance(node, ast.UnaryOp):
             stack.append(node.operand)
-        elif kind is ast.Call:
+        elif isinstance(node, ast.Call):
             stack.append(node.func)
             stack += node.args
-        elif kind is not ast.Name and kind is not ast.Constant:
-            stack += (child for child in ast.iter_child_nodes(node) if hasattr(child, "col_offset"))
+        elif not isinstance(node, (ast.Name, ast.Constant)):
+            stack += (child for child in ast.iter_child_nodes(node) if isinstance(child, columned))
 
 
 def _top_level_signs(source: str) -> list[int]:
@@ -251,7 +255,7 @@ def _original_column(stripped: str, offset: int) -> int:
     return column + 1
 
 
-def _non_finite_atom(expr: sympy.Expr) -> object:
+def _non_finite_atom(expr: sympy.Expr) -> sympy.Basic | None:
     """The first atom of ``expr`` that is not a finite real number (I, zoo, oo, nan), else ``None``."""
     for atom in expr.atoms(sympy.Number, sympy.NumberSymbol, sympy.core.numbers.ImaginaryUnit):
         if atom is sympy.I or not atom.is_finite or not atom.is_extended_real:
@@ -300,7 +304,7 @@ class _Builder:
             return self.call(node, depth)
         raise self.fail(node, f"{_describe(node)} is not allowed in an expression")
 
-    def chain(self, node: ast.BinOp, depth: int, ops: tuple) -> sympy.Expr:
+    def chain(self, node: ast.expr, depth: int, ops: tuple) -> sympy.Expr:
         """A left-nested run of ``+ -`` (or ``* /``), built flat and without recursion.
 
         ``a + b + c + ...`` parses as ``((a + b) + c) + ...``; walking that spine

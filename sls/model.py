@@ -27,17 +27,19 @@ import keyword
 import math
 import re
 import sys
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import SupportsFloat, SupportsIndex
 
 import sympy
 from sympy.matrices.expressions.matexpr import MatrixElement
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (tomli is a dependency there; type-checked only where it is installed)
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 from .errors import ModelError, ModelFileError, ModelTypeError, SlsError, brief
 from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
@@ -208,11 +210,15 @@ def check_name(name: object, what: str, *, parameter: bool = False) -> str:
     if not isinstance(name, str):
         raise ModelError(f"{what}: name must be a string, got {name!r}")
     if not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
-        raise ModelError(f"{what}: {name!r} is not a plain identifier (letters, digits and '_', not starting with a digit)")
+        raise ModelError(
+            f"{what}: {name!r} is not a plain identifier (letters, digits and '_', not starting with a digit)"
+        )
     if name.startswith("_"):
         raise ModelError(f"{what}: {name!r} starts with '_', which is reserved for generated code")
     if name in RESERVED_NAMES or hasattr(builtins, name):
-        raise ModelError(f"{what}: {name!r} is a reserved name (function, constant, Python builtin or generated-code argument)")
+        raise ModelError(
+            f"{what}: {name!r} is a reserved name (function, constant, Python builtin or generated-code argument)"
+        )
     if parameter and name in ARGUMENT_NAMES:
         raise ModelError(
             f"{what}: {name!r} cannot be a parameter: it is an argument of the generated functions "
@@ -229,6 +235,8 @@ def check_value(name: str, value: object, what: str | None = None) -> float:
     label = what or f"parameter '{name}'"
     problem = f"{label}: value must be a finite number, got {brief(repr(value), 60)}"
     if isinstance(value, (bool, str, bytes)) or (isinstance(value, sympy.Basic) and not value.is_number):
+        raise ModelError(problem)
+    if not isinstance(value, (SupportsFloat, SupportsIndex)):  # what float() takes, strings and buffers aside
         raise ModelError(problem)
     try:
         number = float(value)
@@ -248,14 +256,14 @@ def build_model(
     state: list,
     T: sympy.Expr,
     V: sympy.Expr,
-    fric: list,
+    fric: object,
     params: dict | None = None,
     inputs: list | None = None,
-    forces: list | None = None,
+    forces: object | None = None,
     name: str = "model",
     source: str = "Python API",
-    constraints: list | None = None,
-    velocity_constraints: list | None = None,
+    constraints: object | None = None,
+    velocity_constraints: object | None = None,
     loads: list | None = None,
     stabilization: float = 0.0,
     renamed: tuple = (),
@@ -343,7 +351,7 @@ def build_model(
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
         check_name(pname, "parameter", parameter=True)
-    ordered = {pname: defaults[pname] for pname in defaults}
+    ordered: dict[str, float | None] = {pname: defaults[pname] for pname in defaults}
     for pname in free_names:
         ordered.setdefault(pname, None)
     unused = tuple(p for p in defaults if p not in free_names)
@@ -488,7 +496,9 @@ def _forbidden(node: sympy.Basic) -> str:
         return "unevaluated derivatives and integrals are not supported"
     if isinstance(node, sympy.core.function.AppliedUndef):
         return f"undefined function {node.func} (use sympy's functions, e.g. {', '.join(list(FUNCTIONS)[:6])}, ...)"
-    if isinstance(node, (sympy.MatrixBase, sympy.MatrixExpr, MatrixElement, sympy.Indexed, sympy.IndexedBase, sympy.Idx)):
+    if isinstance(
+        node, (sympy.MatrixBase, sympy.MatrixExpr, MatrixElement, sympy.Indexed, sympy.IndexedBase, sympy.Idx)
+    ):
         return "matrix and indexed objects are not supported; use plain symbols"
     if isinstance(node, sympy.Symbol) and type(node) not in (sympy.Symbol, sympy.Dummy):
         return f"{type(node).__name__} objects are not supported; use plain symbols"
@@ -503,7 +513,8 @@ def _vector(value: object, n: int, what: str, noun: str) -> tuple:
     entries = _as_list(value, what)
     if len(entries) != n:
         raise ModelError(
-            f"{what}: expected {n} {'entry' if n == 1 else 'entries'} (one {noun} per degree of freedom), got {len(entries)}"
+            f"{what}: expected {n} {'entry' if n == 1 else 'entries'} (one {noun} per degree of freedom), "
+            f"got {len(entries)}"
         )
     return tuple(_expression(e, f"{what}[{i}]") for i, e in enumerate(entries))
 
@@ -521,13 +532,14 @@ def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int
     for term in sympy.Add.make_args(expanded):
         coefficient, velocity_part = term.as_independent(*dq, as_Add=False)
         powers = velocity_part.as_powers_dict() if velocity_part != 1 else {}
-        velocities = []
+        velocities: list[int] = []
+        monomial = True  # a product of positive integer powers of velocities
         for base, exponent in powers.items():
             if base not in dq_set or not exponent.is_Integer or exponent < 1:
-                velocities = None
+                monomial = False
                 break
             velocities += [index[base]] * int(exponent)
-        if velocities is None or len(velocities) != 2 or coefficient.free_symbols & dq_set:
+        if not monomial or len(velocities) != 2 or coefficient.free_symbols & dq_set:
             raise ModelError(
                 "kinetic energy T must be quadratic in the velocities (T = 1/2 dq' M(q) dq); "
                 f"offending term: {brief(term)}"
@@ -648,7 +660,10 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
     for i, load in enumerate(_as_list(loads, "loads")):
         what = f"loads[{i}]"
         if not isinstance(load, dict):
-            raise ModelTypeError(f"{what}: expected a table (dict) with point and force, angle and torque, or angular_velocity and torque")
+            raise ModelTypeError(
+                f"{what}: expected a table (dict) with point and force, angle and torque, "
+                "or angular_velocity and torque"
+            )
         keys = set(load)
         kind = next((pair for pair in LOAD_KINDS if set(pair) == keys), None)
         if kind is None:
@@ -661,11 +676,18 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
             position = (_expression(load["angle"], f"{what}.angle"),)
             amount = (_expression(load["torque"], f"{what}.torque"),)
         else:
-            position = tuple(_expression(e, f"{what}.{where}[{j}]") for j, e in enumerate(_as_list(load[where], f"{what}.{where}")))
-            amount = tuple(_expression(e, f"{what}.{load_of}[{j}]") for j, e in enumerate(_as_list(load[load_of], f"{what}.{load_of}")))
+            position = tuple(
+                _expression(e, f"{what}.{where}[{j}]") for j, e in enumerate(_as_list(load[where], f"{what}.{where}"))
+            )
+            amount = tuple(
+                _expression(e, f"{what}.{load_of}[{j}]")
+                for j, e in enumerate(_as_list(load[load_of], f"{what}.{load_of}"))
+            )
             sizes = (3,) if where == "angular_velocity" else (2, 3)
             if len(position) not in sizes:
-                raise ModelError(f"{what}.{where}: expected {' or '.join(map(str, sizes))} components, got {len(position)}")
+                raise ModelError(
+                    f"{what}.{where}: expected {' or '.join(map(str, sizes))} components, got {len(position)}"
+                )
             if len(amount) != len(position):
                 raise ModelError(
                     f"{what}: {where} has {len(position)} components but {load_of} has {len(amount)}; give one per axis"
@@ -673,19 +695,25 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
         for j, e in enumerate(position):
             label = f"{what}.{where}" + (f"[{j}]" if where != "angle" else "")
             if e.free_symbols & set(inputs):
-                raise ModelError(f"{label}: depends on the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]}; only the {load_of} may")
+                raise ModelError(
+                    f"{label}: depends on the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]}; "
+                    f"only the {load_of} may"
+                )
             if where != "angular_velocity" and e.free_symbols & set(dq):
                 velocities = ", ".join(sorted(s.name for s in e.free_symbols & set(dq)))
                 raise ModelError(f"{label}: a load {where} depends on the coordinates q only; it contains {velocities}")
         if actuated:
-            for j, e in enumerate(amount):
+            for e in amount:
                 if e.free_symbols & set(inputs):
                     raise ModelError(
                         f"{what}.{load_of}: uses the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]} "
                         "of a model without an input map; declare inputs and forces to drive a load"
                     )
         if where == "angular_velocity":
-            jac = [[_velocity_coefficient(e, v, dq, f"{what}.angular_velocity[{j}]") for v in dq] for j, e in enumerate(position)]
+            jac = [
+                [_velocity_coefficient(e, v, dq, f"{what}.angular_velocity[{j}]") for v in dq]
+                for j, e in enumerate(position)
+            ]
         else:
             jac = [[diff_piecewise(e, c) for c in q] for e in position]
         for k in range(n):
@@ -711,7 +739,10 @@ def _check_linear_in_velocities(expr: sympy.Expr, dq: tuple, what: str) -> None:
     if slopes_free and rest == 0 and expr.free_symbols & dq_set:
         return
     if not expr.free_symbols & dq_set:
-        raise ModelError(f"{what}: must be linear in the velocities (a(q) qdot), but contains none of {', '.join(v.name for v in dq)}")
+        raise ModelError(
+            f"{what}: must be linear in the velocities (a(q) qdot), "
+            f"but contains none of {', '.join(v.name for v in dq)}"
+        )
     for term in sympy.Add.make_args(sympy.expand(expr)):
         _, velocity_part = term.as_independent(*dq, as_Add=False)
         if velocity_part not in dq_set:
@@ -719,20 +750,29 @@ def _check_linear_in_velocities(expr: sympy.Expr, dq: tuple, what: str) -> None:
     raise ModelError(f"{what}: must be linear in the velocities (a(q) qdot): {brief(expr, 80)}")
 
 
-def _check_constraints(constraints: list | None, velocity_constraints: list | None, q: tuple, dq: tuple, inputs: tuple) -> tuple:
+def _check_constraints(
+    constraints: object | None, velocity_constraints: object | None, q: tuple, dq: tuple, inputs: tuple
+) -> tuple:
     """The holonomic and velocity constraints as tuples of expressions, checked."""
     n = len(q)
     holonomic = tuple(
         _expression(e, f"constraints[{i}]") for i, e in enumerate(_as_list(constraints, "constraints"))
     ) if constraints is not None else ()
-    rolling = tuple(
-        _expression(e, f"velocity_constraints[{i}]") for i, e in enumerate(_as_list(velocity_constraints, "velocity_constraints"))
-    ) if velocity_constraints is not None else ()
+    rolling = (
+        tuple(
+            _expression(e, f"velocity_constraints[{i}]")
+            for i, e in enumerate(_as_list(velocity_constraints, "velocity_constraints"))
+        )
+        if velocity_constraints is not None
+        else ()
+    )
     for label, group in (("constraints", holonomic), ("velocity_constraints", rolling)):
         for i, e in enumerate(group):
             used = e.free_symbols & set(inputs)
             if used:
-                raise ModelError(f"{label}[{i}]: a constraint cannot depend on the input {sorted(s.name for s in used)[0]}")
+                raise ModelError(
+                    f"{label}[{i}]: a constraint cannot depend on the input {sorted(s.name for s in used)[0]}"
+                )
     for i, e in enumerate(holonomic):
         velocities = sorted(s.name for s in e.free_symbols & set(dq))
         if velocities:
@@ -788,10 +828,14 @@ def model_from_strings(
         if fric_exprs != 0:
             fric_exprs = [fric_exprs]
     else:
-        fric_exprs = [parse_expression(_text(f, f"fric[{i}]"), f"fric[{i}]") for i, f in enumerate(_as_list(fric, "fric"))]
+        fric_exprs = [
+            parse_expression(_text(f, f"fric[{i}]"), f"fric[{i}]") for i, f in enumerate(_as_list(fric, "fric"))
+        ]
     force_exprs = None
     if forces is not None:
-        force_exprs = [parse_expression(_text(f, f"forces[{i}]"), f"forces[{i}]") for i, f in enumerate(_as_list(forces, "forces"))]
+        force_exprs = [
+            parse_expression(_text(f, f"forces[{i}]"), f"forces[{i}]") for i, f in enumerate(_as_list(forces, "forces"))
+        ]
     return build_model(
         state=[_text(s, "state") for s in _as_list(state, "state")],
         T=parse_expression(_text(T, "T"), "T"),
@@ -804,7 +848,9 @@ def model_from_strings(
         source=source,
         constraints=_parse_list(constraints, "constraints"),
         velocity_constraints=_parse_list(velocity_constraints, "velocity_constraints"),
-        loads=None if loads is None else _map_loads(loads, lambda value, what: parse_expression(_text(value, what), what)),
+        loads=(
+            None if loads is None else _map_loads(loads, lambda value, what: parse_expression(_text(value, what), what))
+        ),
         stabilization=stabilization,
         ranges=ranges,
     )
@@ -821,7 +867,10 @@ def _map_loads(loads: object, convert) -> list:
     result = []
     for i, load in enumerate(_as_list(loads, "loads")):
         if not isinstance(load, dict):
-            raise ModelTypeError(f"loads[{i}]: expected a table (dict) with point and force, angle and torque, or angular_velocity and torque")
+            raise ModelTypeError(
+                f"loads[{i}]: expected a table (dict) with point and force, angle and torque, "
+                "or angular_velocity and torque"
+            )
         entry = {}
         for key, value in load.items():
             what = f"loads[{i}].{key}"
@@ -911,23 +960,26 @@ def model_from_sympy(
 
     def canonical(value: object, what: str) -> object:
         if isinstance(value, str):
-            raise ModelTypeError(f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)")
+            raise ModelTypeError(
+                f"{what}: expected a sympy expression, got a string (use a TOML model file for strings)"
+            )
         if isinstance(value, sympy.Basic):
+            expr: sympy.Basic = value
             if timed:
-                value = value.xreplace(timed)
-                if time in value.free_symbols:
+                expr = expr.xreplace(timed)
+                if time in expr.free_symbols:
                     raise ModelError(
                         f"{what}: depends on the time {time} other than through the state "
-                        f"[{', '.join(str(s) for s in state)}]: {brief(value, 80)}"
+                        f"[{', '.join(str(s) for s in state)}]: {brief(expr, 80)}"
                     )
             mapping = {}
-            for s in value.free_symbols:
+            for s in expr.free_symbols:
                 if not isinstance(s, sympy.Symbol):
                     continue
                 name = identifier(s.name, what)
                 check_name(name, f"{what}: symbol")
                 mapping[s] = symbol(name)
-            return value.xreplace(mapping)
+            return expr.xreplace(mapping)
         return value
 
     def canonical_list(value: object, what: str) -> object:
@@ -946,7 +998,9 @@ def model_from_sympy(
         name=name,
         source=source,
         constraints=None if constraints is None else canonical_list(constraints, "constraints"),
-        velocity_constraints=None if velocity_constraints is None else canonical_list(velocity_constraints, "velocity_constraints"),
+        velocity_constraints=(
+            None if velocity_constraints is None else canonical_list(velocity_constraints, "velocity_constraints")
+        ),
         loads=None if loads is None else _map_loads(loads, canonical),
         stabilization=stabilization,
         renamed=tuple(renamed.items()),
@@ -977,11 +1031,15 @@ def _range_end(value: object, what: str) -> object:
 
 
 def _ranges_by_name(ranges: object, timed: dict, names: dict) -> dict | None:
-    """``ranges`` keyed by state names: symbols and functions of time (``q(t)``, ``q(t).diff(t)``) become their names."""
+    """``ranges`` keyed by state names.
+
+    Symbols and functions of time (``q(t)``, ``q(t).diff(t)``) become their names.
+    """
     if ranges is None:
         return None
     if not isinstance(ranges, dict):
         check_ranges(ranges, ())  # raises, naming the type
+        raise AssertionError(f"check_ranges accepted ranges of type {type(ranges).__name__}")
     keyed = {}
     for key, value in ranges.items():
         key = timed.get(key, key) if isinstance(key, sympy.Basic) else key
@@ -1008,7 +1066,10 @@ def _symbol_names(values: object) -> set:
 
 
 def _identifier(name: str, taken: set) -> str:
-    """A plain identifier for a sympy.physics.mechanics-style name (``I_{1zz}`` → ``I_1zz``, ``\\theta`` → ``theta``)."""
+    """A plain identifier for a sympy.physics.mechanics-style name.
+
+    ``I_{1zz}`` → ``I_1zz``, ``\\theta`` → ``theta``.
+    """
     text = "_".join(part for part in re.split(r"[^0-9A-Za-z]+", name.encode("ascii", "ignore").decode()) if part)
     if not text or text[0].isdigit():
         text = "p_" + text
@@ -1021,7 +1082,10 @@ def _identifier(name: str, taken: set) -> str:
 
 
 def _time_functions(entries: list) -> tuple[dict, object]:
-    """Map dynamicsymbols in ``entries`` onto plain symbols: ``q(t)`` → ``q``, ``q(t).diff(t)`` → ``dq``; and the time symbol."""
+    """Map dynamicsymbols in ``entries`` onto plain symbols; and the time symbol.
+
+    ``q(t)`` → ``q``, ``q(t).diff(t)`` → ``dq``.
+    """
     mapping, time = {}, None
     for entry in entries:
         base = entry.expr if isinstance(entry, sympy.Derivative) else entry
@@ -1035,7 +1099,9 @@ def _time_functions(entries: list) -> tuple[dict, object]:
     return mapping, time
 
 
-def load_toml(path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None) -> Model:
+def load_toml(
+    path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None
+) -> Model:
     """Read a TOML model file (see the README for the format)."""
     path = Path(path)
     real_file = text is None
@@ -1049,7 +1115,9 @@ def load_toml(path: str | Path, *, name: str | None = None, source: str | None =
         from .urdf import load_urdf_table
 
         return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
-    model = model_from_mapping(data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path))
+    model = model_from_mapping(
+        data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path)
+    )
     return replace(model, file=str(path)) if real_file else model
 
 
@@ -1075,12 +1143,16 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
         if key in data and not isinstance(data[key], list):
             raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
     if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
-        raise ModelFileError(f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]")
+        raise ModelFileError(
+            f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]"
+        )
     if "ranges" in data and not isinstance(data["ranges"], dict):
         raise ModelFileError(f"{filename}: key 'ranges' must be a table of NAME = [LOW, HIGH] (where the model lives)")
     stabilization = data.get("constraint_stabilization", 0.0)
     if isinstance(stabilization, bool) or not isinstance(stabilization, (int, float)):
-        raise ModelFileError(f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)")
+        raise ModelFileError(
+            f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)"
+        )
     if isinstance(data["fric"], (int, float)) and not isinstance(data["fric"], bool) and data["fric"] == 0:
         data = {**data, "fric": "0"}  # fric = 0 means no friction, like fric = "0"
     if not isinstance(data["fric"], (list, str)):
@@ -1090,7 +1162,9 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
     chosen = data.get("functions")
     if chosen is not None and not (isinstance(chosen, list) and all(isinstance(f, str) for f in chosen)):
-        raise ModelFileError(f"{filename}: key 'functions' must be a list of generated function names, e.g. [\"qddot_fun\"]")
+        raise ModelFileError(
+            f"{filename}: key 'functions' must be a list of generated function names, e.g. [\"qddot_fun\"]"
+        )
     try:
         model = model_from_strings(
             state=data["state"],

@@ -57,10 +57,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from .graph import Graph
+
+if TYPE_CHECKING:
+    from .urdf import Robot
 
 #: Joint kinds that rotate about their axis; the other moving kind is ``prismatic``.
 REVOLUTE = ("revolute", "continuous")
@@ -95,7 +99,7 @@ class Body:
     inertia: tuple
 
 
-def bodies(robot: object) -> tuple:
+def bodies(robot: Robot) -> tuple:
     """The moving bodies of ``robot`` (a :class:`~sls.urdf.Robot`) in tree order (parents first).
 
     Fixed joints are folded: a link fixed to a body adds its inertia to the
@@ -104,7 +108,8 @@ def bodies(robot: object) -> tuple:
     bodies (they never move).
     """
     index = {joint.name: k for k, joint in enumerate(robot.movable)}
-    pose = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}  # link → (body, R, t): its frame in the body's frame
+    # link → (body, R, t): its frame in the body's frame
+    pose: dict[str, tuple[int, tuple, tuple]] = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}
     found: list = []
     for joint in robot.joints:
         body, R, t = pose[joint.parent]
@@ -120,28 +125,39 @@ def bodies(robot: object) -> tuple:
             coordinate = index[followed]
         found.append(
             {
-                "name": joint.name, "parent": body, "rotation": R_o, "offset": t_o, "axis": tuple(joint.axis), "kind": joint.kind,
-                "coordinate": coordinate, "multiplier": float(multiplier), "shift": float(shift),
+                "name": joint.name,
+                "parent": body,
+                "rotation": R_o,
+                "offset": t_o,
+                "axis": tuple(joint.axis),
+                "kind": joint.kind,
+                "coordinate": coordinate,
+                "multiplier": float(multiplier),
+                "shift": float(shift),
             }
         )
         pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
-    inertias = [[0.0, [0.0] * 3, [[0.0] * 3 for _ in range(3)]] for _ in found]
+    masses = [0.0 for _ in found]
+    moments = [[0.0] * 3 for _ in found]
+    inertias = [[[0.0] * 3 for _ in range(3)] for _ in found]
     for link, inertial in robot.inertials.items():
-        body, R, t = pose.get(link, (-1, None, None))
-        if inertial is None or body < 0:
+        if inertial is None or link not in pose:
+            continue
+        body, R, t = pose[link]
+        if body < 0:
             continue
         m = inertial.mass
         c = [t[i] + sum(R[i][k] * inertial.com[k] for k in range(3)) for i in range(3)]
         I_c = _matmul(_matmul(R, inertial.inertia), _transpose(R))
-        total = inertias[body]
-        total[0] += m
+        masses[body] += m
         cc = sum(v * v for v in c)
         for i in range(3):
-            total[1][i] += m * c[i]
+            moments[body][i] += m * c[i]
             for j in range(3):
-                total[2][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
+                inertias[body][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
     return tuple(
-        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in I)) for spec, (m, h, I) in zip(found, inertias)
+        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
+        for spec, m, h, inertia in zip(found, masses, moments, inertias)
     )
 
 
@@ -151,7 +167,9 @@ _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 def _rpy_matrix(rpy: Sequence[float]) -> tuple:
     """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (as :mod:`sls.urdf`)."""
     roll, pitch, yaw = rpy
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
     return (
         (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
         (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
@@ -170,7 +188,10 @@ def _transpose(A: Sequence) -> tuple:
 
 
 def constant(value: float) -> sympy.Expr:
-    """A float as a graph constant: integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.urdf`)."""
+    """A float as a graph constant.
+
+    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.urdf`).
+    """
     nearest = round(value)
     if abs(value - nearest) <= 1e-14 and abs(nearest) < 2**53:
         return sympy.Integer(nearest)
@@ -226,6 +247,9 @@ class _Joint:
         self.revolute = body.kind in REVOLUTE
         axis = [constant(a) for a in body.axis]
         self.principal = sum(a != 0 for a in axis) == 1
+        #: cos q and sin q (nodes) of a revolute joint; None for a prismatic one
+        self.c: int | None
+        self.s: int | None
         if self.revolute:
             self.c = g.function(sympy.cos, (q,))
             self.s = g.function(sympy.sin, (q,))
@@ -238,22 +262,24 @@ class _Joint:
     def _rotate(self, v: list, sign: int) -> list:
         """``R_q v`` (``sign`` +1) or ``R_qᵀ v`` (``sign`` −1) about the body's axis."""
         vec, g = self.vec, self.vec.g
-        if not self.revolute:
+        c, s = self.c, self.s
+        if not self.revolute or c is None or s is None:
             return v
-        s = self.s if sign > 0 else g.neg(self.s)
+        if sign < 0:
+            s = g.neg(s)
         if self.principal:
             k = next(i for i, a in enumerate(self.body.axis) if constant(a) != 0)
             if constant(self.body.axis[k]) < 0:
                 s = g.neg(s)
             i, j = (k + 1) % 3, (k + 2) % 3
             out = list(v)
-            out[i] = g.sub(g.mul((self.c, v[i])), g.mul((s, v[j])))
-            out[j] = g.add((g.mul((s, v[i])), g.mul((self.c, v[j]))))
+            out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
+            out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
             return out
         # Rodrigues: R v = c v + s (a × v) + (1 − c)(a·v) a
         a = [vec.num(x) for x in self.body.axis]
-        along = g.mul((g.sub(g.one, self.c), vec.dot(a, v)))
-        return vec.add(vec.scale(self.c, v), vec.scale(s, vec.cross(a, v)), vec.scale(along, a))
+        along = g.mul((g.sub(g.one, c), vec.dot(a, v)))
+        return vec.add(vec.scale(c, v), vec.scale(s, vec.cross(a, v)), vec.scale(along, a))
 
     def to_child(self, v: list) -> list:
         """``E v = R_qᵀ R_oᵀ v``: a parent-frame vector in the body's frame."""
@@ -321,7 +347,7 @@ class TreeDynamics:
         accelerations: list = []
         forces: list = []
         root = (vec.zero, [g.zero, g.zero, gravity])
-        for body, joint, (omega, v) in zip(self.bodies, self.joints, frames):
+        for body, joint, (omega, _) in zip(self.bodies, self.joints, frames):
             (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
             omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
             rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
@@ -353,7 +379,9 @@ class TreeDynamics:
         vec = self.vec
         m, h = vec.num(body.mass), [vec.num(x) for x in body.moment]
         f = vec.add(vec.scale(m, dv), vec.cross(domega, h), vec.cross(omega, vec.cross(omega, h)))
-        n = vec.add(vec.matvec(body.inertia, domega), vec.cross(omega, vec.matvec(body.inertia, omega)), vec.cross(h, dv))
+        n = vec.add(
+            vec.matvec(body.inertia, domega), vec.cross(omega, vec.matvec(body.inertia, omega)), vec.cross(h, dv)
+        )
         return f, n
 
     def _generalized(self, torques: list) -> list:
@@ -380,10 +408,10 @@ class TreeDynamics:
         composite = self.composite_inertias()
         terms: dict = {}
         for j, (body, joint) in enumerate(zip(self.bodies, self.joints)):
-            m, h, I = composite[j]
+            m, h, inertia = composite[j]
             axis = [vec.num(a) for a in body.axis]
             if joint.revolute:
-                f, n = vec.cross(axis, h), _symmetric_times(vec, I, axis)
+                f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
             else:
                 f, n = vec.scale(m, axis), vec.cross(h, axis)
             i = j
@@ -413,32 +441,37 @@ class TreeDynamics:
         (R h) pᵀ + m (|p|² 1 − p pᵀ)``; only the upper triangle of ``I`` is used.
         """
         vec, g = self.vec, self.graph
-        composite = [
-            [vec.num(b.mass), [vec.num(x) for x in b.moment], [[vec.num(x) for x in row] for row in b.inertia]] for b in self.bodies
-        ]
+        masses = [vec.num(b.mass) for b in self.bodies]
+        moments = [[vec.num(x) for x in b.moment] for b in self.bodies]
+        inertias = [[[vec.num(x) for x in row] for row in b.inertia] for b in self.bodies]
         for k in reversed(range(len(self.bodies))):
             body, joint = self.bodies[k], self.joints[k]
             if body.parent < 0:
                 continue
-            m, h, I = composite[k]
+            m, h, inertia = masses[k], moments[k], inertias[k]
             p = joint.offset
             h_R = joint.to_parent(h)
-            I_R = _rotated(joint, I)
+            I_R = _rotated(joint, inertia)
             ph = vec.dot(p, h_R)
             pp = vec.dot(p, p)
             two = g.number(2)
-            shifted = [[None] * 3 for _ in range(3)]
+            shifted = [[g.zero] * 3 for _ in range(3)]  # every entry set below
             for a in range(3):
                 for b in range(a, 3):
-                    parts = [I_R[a][b], g.neg(g.mul((p[a], h_R[b]))), g.neg(g.mul((h_R[a], p[b]))), g.neg(g.mul((m, p[a], p[b])))]
+                    parts = [
+                        I_R[a][b],
+                        g.neg(g.mul((p[a], h_R[b]))),
+                        g.neg(g.mul((h_R[a], p[b]))),
+                        g.neg(g.mul((m, p[a], p[b]))),
+                    ]
                     if a == b:
                         parts += [g.mul((two, ph)), g.mul((m, pp))]
                     shifted[a][b] = shifted[b][a] = g.add(parts)
-            parent = composite[body.parent]
-            parent[0] = g.add((parent[0], m))
-            parent[1] = vec.add(parent[1], h_R, vec.scale(m, p))
-            parent[2] = [[g.add((parent[2][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
-        return composite
+            up = body.parent
+            masses[up] = g.add((masses[up], m))
+            moments[up] = vec.add(moments[up], h_R, vec.scale(m, p))
+            inertias[up] = [[g.add((inertias[up][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
+        return list(zip(masses, moments, inertias))
 
     def kinetic_energy(self, dq: Sequence[int]) -> int:
         """``T = Σ ½ m v·v + v·(ω × h) + ½ ω·I_o ω``."""

@@ -29,6 +29,7 @@ import sympy
 
 from .derive import Dynamics
 from .errors import ModelError, brief
+from .graph import Graph
 from .model import Model
 
 #: How many states the mass-matrix check samples.
@@ -84,7 +85,7 @@ def check_smooth(dynamics: Dynamics) -> None:
                 )
 
 
-def _graph_culprit(graph: object, node: int) -> sympy.Expr:
+def _graph_culprit(graph: Graph, node: int) -> sympy.Expr:
     """The first function call under ``node`` sls refuses (as sympy), or ``0`` when there is none."""
     for sub in graph.reachable([node]):
         if graph.kind[sub] == "fn" and graph.payload[sub] in _REFUSED:
@@ -139,18 +140,24 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
             " and the constraints do not make up for it (M is singular on the velocities A qdot = 0 allows, "
             "so M + A'A is singular too)" if singular and k else ""
         )
-        culprit = "the links' masses and inertias" if model.tree is not None else "T (every velocity must carry kinetic energy)"
+        culprit = (
+            "the links' masses and inertias"
+            if model.tree is not None
+            else "T (every velocity must carry kinetic energy)"
+        )
         energy = "no" if singular else "negative"
         raise ModelError(
             f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where}{constrained} "
             f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}; "
-            f"a velocity of {_moving(model, _weakest(M, A if singular and k else None))} carries {energy} kinetic energy); "
+            f"a velocity of {_moving(model, _weakest(M, A if singular and k else None))} "
+            f"carries {energy} kinetic energy); "
             f"check {culprit} and the parameter values{_range_hint(model, _involved(evaluate, state, values, n))}"
         )
     if not usable and failed:
         state, why = failed
         raise ModelError(
-            f"the mass matrix M (or the constraint Jacobian) has no finite value at any of the {samples} sampled states "
+            "the mass matrix M (or the constraint Jacobian) has no finite value "
+            f"at any of the {samples} sampled states "
             f"(e.g. at {_where(model, state)}: {why}) with the default parameters; check the parameter values "
             f"(a mass or length too large for floating point?) and the model's domain{_range_hint(model)}"
         )
@@ -186,7 +193,10 @@ def _restricted_floor(M: np.ndarray, A: np.ndarray) -> float:
 
 
 def _where(model: Model, state: np.ndarray) -> str:
-    """The sampled coordinates as ``name=value`` (the rates are left out: the checks that name them depend on q only)."""
+    """The sampled coordinates as ``name=value``.
+
+    The rates are left out: the checks that name them depend on q only.
+    """
     return ", ".join(f"{s.name}={v:.4g}" for s, v in zip(model.q, state))
 
 
@@ -225,13 +235,17 @@ def _range_hint(model: Model, involved: list | None = None) -> str:
     name = model.q[involved[0]].name if involved else (undeclared or [model.q[0].name])[0]
     return (
         f" (states sampled with {box}); if the model is only meant for part of that range, declare where it lives: "
-        + ("" if model.tree is not None else f"[ranges] {name} = [LOW, HIGH] in the model file, ")  # a robot file has no [ranges]
+        # a robot file has no [ranges]
+        + ("" if model.tree is not None else f"[ranges] {name} = [LOW, HIGH] in the model file, ")
         + f"--range {name}=LOW:HIGH on the command line, or ranges={{'{name}': (LOW, HIGH)}} in the Python API"
     )
 
 
 def _real(values: list) -> np.ndarray:
-    """Sampled values as a float array; a complex value (a negative base to a fractional power) is a domain error (``ValueError``)."""
+    """Sampled values as a float array.
+
+    A complex value (a negative base to a fractional power) is a domain error (``ValueError``).
+    """
     array = np.asarray(values)
     if np.iscomplexobj(array):
         raise ValueError("complex value")
@@ -278,7 +292,8 @@ def check_constraints(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     row = next(i for i in range(k) if _rank(A[: i + 1]) <= i)
     raise ModelError(
         f"the constraints are redundant or dependent: {labels[row]} adds nothing to the rows before it "
-        f"(A = [dc/dq; d(velocity constraints)/dqdot] has rank {_rank(A)} < {k} at every sampled state, e.g. {_where(model, state)}); "
+        f"(A = [dc/dq; d(velocity constraints)/dqdot] has rank {_rank(A)} < {k} at every sampled state, "
+        f"e.g. {_where(model, state)}); "
         f"remove it{_range_hint(model)}"
     )
 
