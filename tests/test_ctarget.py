@@ -11,6 +11,7 @@ itself (``p = NULL``, return codes, batch entry points).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -273,6 +274,59 @@ def test_long_functions_in_parts_agree(tmp_path, monkeypatch):
     for x in (system.sample_state(rng) for _ in range(3)):
         for function, args in calls(system, x, rng).items():
             agree(getattr(c, function)(*args), getattr(py, function)(*args), function)
+
+
+
+def _compiled_units(monkeypatch) -> list:
+    """Record every compile command of the package's library: a list of ``{source: (flags, text)}``, one per build."""
+    builds, run = [], cbackend._run_compiler
+
+    def recording(commands, folder):
+        units = {}
+        for command in commands:
+            if "-c" in command:
+                source = command[command.index("-c") + 1]
+                units[source] = ([a for a in command if a.startswith("-O")], (Path(folder) / source).read_text())
+        if units:
+            builds.append(units)
+        run(commands, folder)
+
+    monkeypatch.setattr(cbackend, "_run_compiler", recording)
+    return builds
+
+
+def _defined(text: str, prefix: str) -> set:
+    """Names of the generated functions (and batch loops) a C source defines."""
+    return set(re.findall(rf"^int {prefix}_(\w+)\(", text, flags=re.MULTILINE))
+
+
+def test_library_units_split_the_functions_by_role(tmp_path, monkeypatch):
+    """The package's library compiles every function of the standalone file exactly once: the solving
+    functions optimized in one unit, the Jacobians in their own (cheaply compiled) unit, the rest in a third;
+    units with nothing to compile are left out. The C-backed values are checked against the Python target."""
+    builds = _compiled_units(monkeypatch)
+    model = sls.load_example("cart_pole")
+    py, c = build_pair(model, tmp_path)
+    (units,) = builds
+    library = {name: item for name, item in units.items() if name != f"{cbackend.NATIVE}.c"}
+    assert set(library) == set(cbackend.UNITS)
+    defined = {name: _defined(text, "cart_pole") for name, (_, text) in library.items()}
+    standalone = _defined((tmp_path / "c" / "c" / "cart_pole.c").read_text(), "cart_pole")
+    assert sorted(f for names in defined.values() for f in names) == sorted(standalone)
+    assert {"qddot_fun", "qddot_fun_batch", "linearized_model", "linearized_model_batch", "xdot_fun"} == defined["c/_solve.c"]
+    assert {f for f in standalone if f.endswith("_jac_fun")} == defined["c/_jac.c"]
+    assert {"M_fun", "C_fun", "tau_fun"} <= defined["c/_eval.c"]
+    for name in ("c/_solve.c", "c/_eval.c"):
+        assert library[name][0] and library[name][0][-1] != "-O0", f"{name} is compiled without optimization"
+    rng = np.random.default_rng(3)
+    system = systems()["cart_pole"]
+    for x in (system.sample_state(rng) for _ in range(2)):
+        for function, args in calls(system, x, rng).items():
+            agree(getattr(c, function)(*args), getattr(py, function)(*args), function)
+
+    sls.generate(model, tmp_path / "few", target="c", functions=["qddot_fun", "M_fun"])
+    assert set(builds[1]) == {"c/_solve.c", "c/_eval.c", f"{cbackend.NATIVE}.c"}
+    assert _defined(builds[1]["c/_eval.c"][1], "cart_pole") == {"M_fun"}
 
 
 C_PROGRAM = r"""

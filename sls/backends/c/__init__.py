@@ -69,15 +69,25 @@ def native_file_name() -> str:
 
 
 #: Flags of the package's shared library (the standalone files also compile with
-#: ``-std=c99 -Wall -Wextra -pedantic -Werror``). The model's functions are compiled as two translation
-#: units, in parallel with the extension (``-O3``: its lane kernels vectorize): the solving functions
-#: (``qddot_fun``, ``linearized_model``, ``xdot_fun``) at ``-O2``, the others at ``-O2`` too unless their
-#: code is longer than :data:`LARGE_SOURCE` lines, then at ``-O1`` (long straight-line code gains little
-#: from ``-O2`` and takes about twice as long to compile).
+#: ``-std=c99 -Wall -Wextra -pedantic -Werror``).
 LIBRARY_FLAGS = ["-fPIC", "-fvisibility=hidden"]
-LARGE_SOURCE = 20000
-#: The translation units of the library: the model's solving functions, and the others.
-UNITS = ("c/_solve.c", "c/_other.c")
+#: The library's translation units and their optimization, compiled in parallel with the extension
+#: (``-O3``: its lane kernels vectorize), each unit holding the functions :func:`unit_of` assigns it.
+#: Measured on the 7-DOF iiwa (docs/c-target.md, "Compile time"): ``-O2`` makes the straight-line code
+#: no faster than ``-O1`` at about 1.6 times its compile time; the Jacobians (``C_jac_fun`` alone is
+#: half the code of a robot arm) compile at ``-O0``, 4 times faster than ``-O2``, and run about half as fast.
+UNITS = {
+    "c/_solve.c": "-O1",  # the solving functions (qddot_fun, linearized_model, xdot_fun) and their batch loops
+    "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
+    "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
+}
+
+
+def unit_of(name: str, solve: bool) -> str:
+    """The translation unit (a key of :data:`UNITS`) compiling generated function ``name``."""
+    if solve or functions.BY_NAME[name].uses:
+        return "c/_solve.c"
+    return "c/_jac.c" if name.endswith("_jac_fun") else "c/_eval.c"
 
 
 class CBackend(Backend):
@@ -197,12 +207,10 @@ class CBackend(Backend):
             "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs),
             "_runtime.py": self._python_runtime(env, ctx),
         }
-        # The library compiles the same functions in two units (see UNITS), in parallel.
+        # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        self.units = {
-            UNITS[0]: template.render(ctx=ctx, functions=[f for f in specs if f.solve or f.wrapper]),
-            UNITS[1]: template.render(ctx=ctx, functions=[f for f in specs if not f.solve and not f.wrapper]),
-        }
+        held = {unit: [f for f in specs if unit_of(f.name, f.solve) == unit] for unit in UNITS}
+        self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
     @staticmethod
@@ -225,22 +233,12 @@ class CBackend(Backend):
                 path = Path(folder) / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-            steps = [
-                [
-                    "-O1" if self.units[unit].count("\n") > LARGE_SOURCE * (3 if unit == UNITS[0] else 1) else "-O2",
-                    *LIBRARY_FLAGS,
-                    "-c",
-                    unit,
-                    "-o",
-                    f"unit{k}.o",
-                ]
-                for k, unit in enumerate(UNITS)
-            ]
+            objects = [f"unit{k}.o" for k in range(len(self.units))] + ["native.o"]
+            steps = [[UNITS[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
             steps.append(
                 ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"]
             )
             _run_compiler([compiler() + step for step in steps], folder)
-            objects = [f"unit{k}.o" for k in range(len(UNITS))] + ["native.o"]
             _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
             return {target: (Path(folder) / target).read_bytes()}
 
