@@ -276,7 +276,9 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     what = f"{path}: [urdf]"
     unknown = sorted(set(data) - set(URDF_FILE_KEYS))
     if unknown:
-        raise ModelFileError(f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})")
+        raise ModelFileError(
+            f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
+        )
     table, params = data["urdf"], data.get("params", {})
     if not isinstance(table, dict):
         raise ModelFileError(f"{what} must be a table: [urdf] file = \"robot.urdf\"")
@@ -293,7 +295,10 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     model = load_urdf(Path(path).parent / file, name=name, source=source, floating_base=floating)
     unknown = sorted(set(params) - set(model.params))
     if unknown:
-        raise ModelFileError(f"{path}: [params] {unknown[0]}: the robot has no parameter of that name (it has: {', '.join(model.params)})")
+        raise ModelFileError(
+            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name "
+            f"(it has: {', '.join(model.params)})"
+        )
     try:
         values = {key: check_value(key, value) for key, value in params.items()}
     except ModelError as exc:
@@ -344,7 +349,7 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robo
         ordered = (free,) + ordered
     expanded, bases, massless = _expand_bases(ordered, set(links) | {world}, where)
     fixed_to_world = _fixed_to_root(world, expanded)
-    inertials = {link: None for link in massless}
+    inertials: dict[str, Inertial | None] = {link: None for link in massless}
     if world not in links:
         inertials[world] = None
     for link, element in links.items():
@@ -365,7 +370,7 @@ def state_names(robot: Robot, filename: str) -> list:
     ``u1``, ``u2``, ... gets the prefix ``q_``. Two joints that end up with
     the same name are refused.
     """
-    names = {}
+    names: dict[str, str] = {}
     for joint in robot.movable:
         base = _NOT_IDENTIFIER.sub("_", joint.name)
         if not _usable(base):
@@ -374,7 +379,8 @@ def state_names(robot: Robot, filename: str) -> list:
             if candidate in names:
                 other = names[candidate]
                 raise ModelFileError(
-                    f"{filename}: joints '{other}' and '{joint.name}' both give the state name '{candidate}'; rename one of them"
+                    f"{filename}: joints '{other}' and '{joint.name}' both give the state name '{candidate}'; "
+                    "rename one of them"
                 )
         names[base] = joint.name
         names[RATE_PREFIX + base] = joint.name
@@ -441,7 +447,8 @@ def _check_generated_names(robot: Robot, names: list, params: dict, inputs: list
     for made_name, what in made:
         if made_name in owners:
             raise ModelFileError(
-                f"{filename}: the {what} '{made_name}' made from a joint's name is also {owners[made_name]}; rename the joint"
+                f"{filename}: the {what} '{made_name}' made from a joint's name is also {owners[made_name]}; "
+                "rename the joint"
             )
         owners[made_name] = f"the {what} '{made_name}'"
 
@@ -475,8 +482,8 @@ def _xml_root(text: str, filename: str) -> ET.Element:
     if match:
         line = text.count("\n", 0, match.start()) + 1
         raise ModelFileError(
-            f"{filename}: <!{match.group(1).upper()} ...> at line {line}: DTDs and entities are not allowed in a URDF file "
-            "(sls never expands entities); remove it"
+            f"{filename}: <!{match.group(1).upper()} ...> at line {line}: DTDs and entities are not allowed in a "
+            "URDF file (sls never expands entities); remove it"
         )
     try:
         root = ET.fromstring(text)
@@ -489,10 +496,13 @@ def _xml_root(text: str, filename: str) -> ET.Element:
     return root
 
 
-def _numbers(element: ET.Element | None, attribute: str, count: int, default: tuple | None, what: str, where: _Where) -> tuple:
-    """``count`` finite floats from ``element``'s ``attribute`` (``default`` when the element or attribute is absent)."""
+def _numbers(
+    element: ET.Element | None, attribute: str, count: int, default: tuple | None, what: str, where: _Where
+) -> tuple:
+    """``count`` finite floats from ``element``'s ``attribute`` (``default`` when the element or the attribute
+    is absent)."""
     text = None if element is None else element.get(attribute)
-    if text is None:
+    if element is None or text is None:
         if default is None:
             raise where.error(f"{what}: missing attribute {attribute}")
         return default
@@ -511,6 +521,12 @@ def _numbers(element: ET.Element | None, attribute: str, count: int, default: tu
             raise where.error(f"{what}: {shown}: '{part}' is not a finite number")
         values.append(value)
     return tuple(values)
+
+
+def _attribute_text(element: ET.Element | None, attribute: str) -> str:
+    """``element``'s ``attribute`` as written, stripped (``""`` when the element or attribute is absent)."""
+    text = None if element is None else element.get(attribute)
+    return "" if text is None else text.strip()
 
 
 def _joint(element: ET.Element, number: int, links: dict, where: _Where) -> Joint:
@@ -536,13 +552,16 @@ def _joint(element: ET.Element, number: int, links: dict, where: _Where) -> Join
     origin = element.find("origin")
     xyz = _numbers(origin, "xyz", 3, (0.0, 0.0, 0.0), what, where)
     rpy = _numbers(origin, "rpy", 3, (0.0, 0.0, 0.0), what, where)
-    axis, damping, friction, mimic = (1.0, 0.0, 0.0), 0.0, 0.0, None
+    axis: tuple[float, ...] = (1.0, 0.0, 0.0)
+    damping, friction, mimic = 0.0, 0.0, None
     if kind != "fixed":
         if kind != "floating":
-            axis = _numbers(element.find("axis"), "xyz", 3, axis, what, where)
+            axis_tag = element.find("axis")
+            axis = _numbers(axis_tag, "xyz", 3, axis, what, where)
             length = math.sqrt(sum(a * a for a in axis))
-            if length < 1e-12:
-                raise where.error(f"{what}: <axis xyz=\"{element.find('axis').get('xyz').strip()}\">: the axis has zero length")
+            if length < 1e-12:  # the default axis has length 1: the <axis xyz> is given
+                shown = _attribute_text(axis_tag, "xyz")
+                raise where.error(f"{what}: <axis xyz=\"{shown}\">: the axis has zero length")
             axis = tuple(a / length for a in axis)
         if kind in MOVABLE_TYPES:  # floating and planar joints: <dynamics> is ignored
             dynamics = element.find("dynamics")
@@ -550,13 +569,14 @@ def _joint(element: ET.Element, number: int, links: dict, where: _Where) -> Join
             friction = _numbers(dynamics, "friction", 1, (0.0,), what, where)[0]
             for attribute, value in (("damping", damping), ("friction", friction)):
                 if value < 0:
-                    raise where.error(
-                        f"{what}: <dynamics {attribute}=\"{dynamics.get(attribute).strip()}\">: {attribute} must not be negative"
-                    )
+                    shown = _attribute_text(dynamics, attribute)  # the default 0 is not negative: it is given
+                    raise where.error(f"{what}: <dynamics {attribute}=\"{shown}\">: {attribute} must not be negative")
     tag = element.find("mimic")
     if tag is not None and kind != "fixed":  # a fixed joint does not move: its <mimic> does nothing
         if kind in BASE_TYPES:
-            raise where.error(f"{what}: <mimic> on a {kind} joint cannot be modelled (a mimic joint turns or slides about one axis)")
+            raise where.error(
+                f"{what}: <mimic> on a {kind} joint cannot be modelled (a mimic joint turns or slides about one axis)"
+            )
         followed = tag.get("joint")
         if not followed:
             raise where.error(f"{what}: <mimic> without joint=\"...\" (the joint it follows)")
@@ -583,7 +603,8 @@ def _resolve_mimics(joints: tuple, where: _Where) -> tuple:
                 raise where.error(f"{what}: there is no joint named '{followed}'")
             if target.kind not in MOVABLE_TYPES:
                 raise where.error(
-                    f"{what}: joint '{followed}' is {target.kind}; a mimic joint follows a revolute, continuous or prismatic joint"
+                    f"{what}: joint '{followed}' is {target.kind}; a mimic joint follows a revolute, continuous "
+                    "or prismatic joint"
                 )
             multiplier, offset = multiplier * m, multiplier * o + offset  # q = mult·(m·q_t + o) + off
             if target.name in path:
@@ -612,8 +633,15 @@ def _planar_axes(normal: tuple) -> tuple:
     e1 = [e[i] - normal[k] * normal[i] for i in range(3)]
     length = math.sqrt(sum(v * v for v in e1))
     e1 = [v / length for v in e1]
-    e2 = [normal[1] * e1[2] - normal[2] * e1[1], normal[2] * e1[0] - normal[0] * e1[2], normal[0] * e1[1] - normal[1] * e1[0]]
-    snap = lambda v: 0.0 if abs(v) < 1e-15 else v  # exact zeros for coordinate axes
+    e2 = [
+        normal[1] * e1[2] - normal[2] * e1[1],
+        normal[2] * e1[0] - normal[0] * e1[2],
+        normal[0] * e1[1] - normal[1] * e1[0],
+    ]
+
+    def snap(v: float) -> float:
+        return 0.0 if abs(v) < 1e-15 else v  # exact zeros for coordinate axes
+
     return tuple(snap(v) for v in e1), tuple(snap(v) for v in e2)
 
 
@@ -621,14 +649,16 @@ def _expand_bases(joints: tuple, links: set, where: _Where) -> tuple:
     """``(joints, bases, new massless links)``: floating and planar joints replaced by their chains."""
     taken = set(links)
     joint_names = {j.name for j in joints}
-    expanded, bases, massless = [], [], []
+    expanded: list[Joint] = []
+    bases: list[Base] = []
+    massless: list[str] = []
     for joint in joints:
         if joint.kind not in BASE_TYPES:
             expanded.append(joint)
             continue
         if joint.kind == "floating":
-            chain = FLOATING_CHAIN
-            axes = tuple(
+            chain: tuple[tuple[str, str, tuple], ...] = FLOATING_CHAIN
+            axes: tuple[tuple[str, tuple | None, tuple | None], ...] = tuple(
                 (suffix, direction if suffix.startswith("f") else None, direction if suffix.startswith("m") else None)
                 for suffix, direction in zip(WRENCH_SUFFIXES, ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)) * 2)
             )
@@ -643,13 +673,13 @@ def _expand_bases(joints: tuple, links: set, where: _Where) -> tuple:
             taken.add(child)
             if not last:
                 massless.append(child)
-            origin = (joint.xyz, joint.rpy) if k == 0 else ((0.0,) * 3, (0.0,) * 3)
+            xyz, rpy = (joint.xyz, joint.rpy) if k == 0 else ((0.0,) * 3, (0.0,) * 3)
             if f"{joint.name}_{suffix}" in joint_names:
                 raise where.error(
                     f"joint '{joint.name}_{suffix}' is defined, but it is also the name of a coordinate of the "
                     f"{joint.kind} joint '{joint.name}'; rename it"
                 )
-            expanded.append(Joint(f"{joint.name}_{suffix}", kind, parent, child, *origin, axis, 0.0))
+            expanded.append(Joint(f"{joint.name}_{suffix}", kind, parent, child, xyz, rpy, axis, 0.0))
             names.append(f"{joint.name}_{suffix}")
             parent = child
         bases.append(Base(joint.name, joint.kind, tuple(names), joint.child, axes))
@@ -667,7 +697,7 @@ def _fixed_to_root(root: str, joints: tuple) -> set:
 
 def _tree(links: dict, joints: list, where: _Where) -> tuple:
     """The root link and the joints in tree order (depth first, children in document order)."""
-    parent_joint = {}
+    parent_joint: dict[str, Joint] = {}
     for joint in joints:
         if joint.child in parent_joint:
             first = parent_joint[joint.child].name
@@ -683,7 +713,7 @@ def _tree(links: dict, joints: list, where: _Where) -> tuple:
         raise where.error(
             f"links '{roots[0]}' and '{roots[1]}' are both roots (neither is the child of a joint): a URDF is one tree"
         )
-    children = {}
+    children: dict[str, list[Joint]] = {}
     for joint in joints:
         children.setdefault(joint.parent, []).append(joint)
     ordered = []
@@ -700,12 +730,13 @@ def _tree(links: dict, joints: list, where: _Where) -> tuple:
 
 
 def _loop(link: str, parent_joint: dict) -> str:
-    """'joints 'a', 'b' form a closed loop': the cycle met going up from ``link`` (every link on the way has a parent)."""
+    """'joints 'a', 'b' form a closed loop': the cycle met going up from ``link`` (every link on the way has a
+    parent)."""
     path = []
     while link not in path:
         path.append(link)
         link = parent_joint[link].parent
-    names = [parent_joint[l].name for l in reversed(path[path.index(link) :])]  # parent to child
+    names = [parent_joint[child].name for child in reversed(path[path.index(link) :])]  # parent to child
     return f"joints {', '.join(repr(n) for n in names)} form a closed loop"
 
 
@@ -731,7 +762,8 @@ def _inertial(link: ET.Element, name: str, where: _Where, *, check: bool = True)
     if mass < 0:
         if not check:
             return None
-        raise where.error(f"{what}: <mass value=\"{mass_tag.get('value').strip()}\">: the mass must not be negative")
+        shown = _attribute_text(mass_tag, "value")
+        raise where.error(f"{what}: <mass value=\"{shown}\">: the mass must not be negative")
     if not _positive_semidefinite(inertia):
         if not check:
             return None
@@ -767,7 +799,7 @@ def _carriers(robot: Robot) -> dict:
 
 def _check_moving_mass(robot: Robot, where: _Where) -> None:
     """Every coordinate must move some mass (prismatic) or mass or inertia (revolute), itself or through its mimics."""
-    below = {}
+    below: dict[str, list[str]] = {}
     for joint in robot.joints:
         below.setdefault(joint.parent, []).append(joint.child)
     for joint in robot.movable:
@@ -792,9 +824,15 @@ def _check_moving_mass(robot: Robot, where: _Where) -> None:
         mimics = len(_carriers(robot)[joint.name]) > 1
         carrying = " and the links it and its mimic joints carry" if mimics else " and the links it carries"
         child = f"link '{shown}'" + (carrying if len(carried) > 1 else "")
-        problem = "no <inertial>" if not inertials else ("zero mass" if joint.kind == "prismatic" else "zero mass and inertia")
+        if not inertials:
+            problem = "no <inertial>"
+        else:
+            problem = "zero mass" if joint.kind == "prismatic" else "zero mass and inertia"
         base = next((base for base in robot.bases if joint.name in base.joints), None)
-        mover = f"joint '{joint.name}'" if base is None else f"the {base.kind} joint '{base.name}' (coordinate '{joint.name}')"
+        if base is None:
+            mover = f"joint '{joint.name}'"
+        else:
+            mover = f"the {base.kind} joint '{base.name}' (coordinate '{joint.name}')"
         raise where.error(
             f"{mover} moves no mass: {child} {'have' if len(carried) > 1 else 'has'} {problem}, "
             "so the mass matrix would be singular; give the link an <inertial> with a positive mass"
@@ -836,8 +874,8 @@ def _check_mass_matrix(robot: Robot, where: _Where, samples: int = 3) -> None:
             inertial = robot.inertials.get(base.link)
             if set(involved) & set(base.joints) and (inertial is None or inertial.mass == 0):
                 hint = (
-                    f"; link '{base.link}' of the {base.kind} joint '{base.name}' has no mass, so the joints next to it "
-                    "turn it for free: give it an <inertial>"
+                    f"; link '{base.link}' of the {base.kind} joint '{base.name}' has no mass, so the joints next "
+                    "to it turn it for free: give it an <inertial>"
                 )
         raise where.error(
             f"joints {listed} together move no mass (the mass matrix is singular, e.g. at {at}): the links they "
@@ -852,7 +890,10 @@ def numeric_mass_matrix(robot: Robot, q: np.ndarray) -> np.ndarray:
     """
     n = len(robot.movable)
     index = {j.name: k for k, j in enumerate(robot.movable)}
-    frames = {robot.root: (np.eye(3), np.zeros(3), [])}  # world rotation, origin, joints above
+    # world rotation, origin, joints above (coordinate index, multiplier, type, world axis, world origin)
+    frames: dict[str, tuple[np.ndarray, np.ndarray, list[tuple[int, float, str, np.ndarray, np.ndarray]]]] = {
+        robot.root: (np.eye(3), np.zeros(3), [])
+    }
     M = np.zeros((n, n))
     for joint in robot.joints:
         R, p, above = frames[joint.parent]
@@ -905,7 +946,9 @@ def _number(value: float) -> sympy.Expr:
 def _rpy_matrix(rpy: tuple) -> tuple:
     """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``, as floats."""
     roll, pitch, yaw = rpy
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
     return (
         (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
         (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
@@ -1025,20 +1068,23 @@ def energies(robot: Robot, names: list) -> tuple:
             T, V = _body_energies(inertial, omega, velocity, vertical, height, g)
             kinetic.append(T)
             potential.append(V)
-    fric = [[] for _ in range(n)]
+    fric: list[list[sympy.Expr]] = [[] for _ in range(n)]
     for joint in robot.moving:
         _, rate, k, multiplier = _joint_motions(robot, names)[joint.name]
         terms = []
         if joint.damping != 0:
             terms.append(symbol(DAMPING_PREFIX + joint_label(joint)) * rate)
         if joint.friction != 0:
-            terms.append(symbol(FRICTION_PREFIX + joint_label(joint)) * sympy.tanh(rate / symbol(FRICTION_VELOCITY_NAME)))
+            coulomb = symbol(FRICTION_PREFIX + joint_label(joint))
+            terms.append(coulomb * sympy.tanh(rate / symbol(FRICTION_VELOCITY_NAME)))
         if terms:
             fric[k].append(sympy.Add(*terms) * (_number(multiplier) if joint.mimic is not None else 1))
     return sympy.Add(*kinetic), sympy.Add(*potential), tuple(sympy.Add(*f) for f in fric)
 
 
-def _body_energies(inertial: Inertial, omega: list, velocity: list, vertical: list, height: sympy.Expr, g: sympy.Symbol) -> tuple:
+def _body_energies(
+    inertial: Inertial, omega: list, velocity: list, vertical: list, height: sympy.Expr, g: sympy.Symbol
+) -> tuple:
     """``½ m |v + ω × c|² + ½ ωᵀ I ω`` and ``m g (h + z·c)`` of one link."""
     com = [_number(v) for v in inertial.com]
     mass = _number(inertial.mass)
@@ -1047,12 +1093,12 @@ def _body_energies(inertial: Inertial, omega: list, velocity: list, vertical: li
     if mass != 0:
         v = [velocity[i] + w for i, w in enumerate(_cross(omega, com))]
         terms.append(half * mass * sympy.Add(*(component**2 for component in v)))
-    I = [[_number(value) for value in row] for row in inertial.inertia]
+    inertia = [[_number(value) for value in row] for row in inertial.inertia]
     for a in range(3):
-        if I[a][a] != 0:
-            terms.append(half * I[a][a] * omega[a] ** 2)
+        if inertia[a][a] != 0:
+            terms.append(half * inertia[a][a] * omega[a] ** 2)
         for b in range(a + 1, 3):
-            if I[a][b] != 0:
-                terms.append(I[a][b] * omega[a] * omega[b])
+            if inertia[a][b] != 0:
+                terms.append(inertia[a][b] * omega[a] * omega[b])
     potential = mass * g * (height + _dot(vertical, com)) if mass != 0 else sympy.Integer(0)
     return sympy.Add(*terms), potential
