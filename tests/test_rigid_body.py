@@ -86,13 +86,16 @@ def _public_file(name: str, tmp_path: Path) -> Path:
 def _evaluator(d: D.Dynamics, names: list):
     """``f(x, u, a, g) -> {name: array}`` for the arrays ``names`` of ``d`` (graph nodes evaluated as floats)."""
     model = d.model
+    others = [name for name in model.params if name != "g"]  # a file's dampings and frictions, at their defaults
     symbols = list(model.state) + list(model.inputs) + list(D.acceleration_symbols(model.n)) + [sympy.Symbol("g", real=True)]
+    symbols += [sympy.Symbol(name, real=True) for name in others]
+    defaults = [model.params[name] for name in others]
     flats = {name: D._flat(d.arrays[name]) for name in names}
     evaluate = d.graph.evaluator([e for flat in flats.values() for e in flat], symbols)
     shapes = {name: D._shape_of(d.arrays[name]) for name in names}
 
     def values(x, u, a, g=GRAVITY) -> dict:
-        flat = iter(evaluate([*x, *u, *a, g]))
+        flat = iter(evaluate([*x, *u, *a, g, *defaults]))
         return {name: np.reshape([next(flat) for _ in flats[name]], shapes[name]) for name in names}
 
     return values
