@@ -37,6 +37,7 @@ from pathlib import Path
 
 import sympy as sp
 import sympy.physics.mechanics as me
+from sympy.core.cache import clear_cache
 
 import sls
 
@@ -163,10 +164,15 @@ def lagrange_rattleback() -> object:
 
 
 def time_generate(build, repeat: int, **options) -> tuple:
-    """Median seconds of ``build()`` + ``sls.generate`` (Python target) and the last report's stages."""
+    """Median seconds of ``build()`` + ``sls.generate`` (Python target) and the last report's stages.
+
+    sympy's cache is cleared before every run (as in a fresh process), so
+    repeats do not reuse the expressions of the run before.
+    """
     times, report = [], None
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as out:
+            clear_cache()
             start = time.perf_counter()
             report = sls.generate(build(), Path(out) / "pkg", **options)
             times.append(time.perf_counter() - start)
@@ -174,39 +180,107 @@ def time_generate(build, repeat: int, **options) -> tuple:
 
 
 def time_peer(derive, repeat: int) -> float:
+    """Median seconds of ``derive()`` (building the mechanics system included), sympy's cache cleared before each run."""
     times = []
     for _ in range(repeat):
+        clear_cache()
         start = time.perf_counter()
         derive()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
+#: Arrays the generated functions evaluate: ``qddot_fun``, ``linearized_model`` and every function.
+GROUPS = {"qddot_fun": ("M", "rhs"), "linearized_model": ("M", "rhs", "residual_jac", "B_u"), "all": None}
+
+
+def graph_sizes(model: sls.Model, regroup: bool = True) -> dict:
+    """Graph operations (:meth:`sls.graph.Graph.operation_count`) of ``T`` as differentiated and of each group of arrays.
+
+    ``regroup=False`` skips :meth:`~sls.graph.Graph.collect_products` (the graph route before it).
+    """
+    from sls.derive import derive
+    from sls.graph import Graph
+
+    original = Graph.collect_products
+    if not regroup:
+        Graph.collect_products = lambda self, roots, rates: list(roots)
+    try:
+        d = derive(model, method="graph")
+    finally:
+        Graph.collect_products = original
+    g = d.graph
+    sizes = {"T": g.operation_count(d.energies[:1])}
+    for label, names in GROUPS.items():
+        names = names or tuple(d.arrays)
+        sizes[label] = g.operation_count([e for k in names for e in _flat(d.arrays[k])])
+    return sizes
+
+
+def _flat(array) -> list:
+    return [e for item in array for e in _flat(item)] if isinstance(array, (tuple, list)) else [array]
+
+
+#: model → (builder, [(peer name, peer derivation, runs at most)]): LagrangesMethod on the rattleback takes a minute, so it runs once.
 CASES = {
-    "pendulum3d": (pendulum3d_model, kane_pendulum3d, "KanesMethod.kanes_equations"),
-    "rattleback": (rattleback_model, lagrange_rattleback, "LagrangesMethod.form_lagranges_equations"),
+    "pendulum3d": (pendulum3d_model, [("KanesMethod.kanes_equations", kane_pendulum3d, None)]),
+    "rattleback": (
+        rattleback_model,
+        [("KanesMethod.kanes_equations", kane_rattleback, None), ("LagrangesMethod.form_lagranges_equations", lagrange_rattleback, 1)],
+    ),
 }
 
 
 def run(repeat: int = 3, names=None, log=print) -> list:
-    """Rows ``{"model", "sls_s", "stages", "peer", "peer_s"}``: generation (building the model included) against the peer's derivation."""
+    """Rows ``{"model", "sls_s", "stages", "peers", "graph_operations"}``: generation against each peer's derivation.
+
+    Both sides include building the model from ``sympy.physics.mechanics``
+    objects; ``peers`` maps a peer's name to its median seconds.
+    """
     rows = []
     for name in names or CASES:
-        build, peer, peer_name = CASES[name]
+        build, peers = CASES[name]
         sls_s, report = time_generate(build, repeat)
-        peer_s = time_peer(peer, repeat)
-        stages = {k: round(v, 3) for k, v in getattr(report, "timings", {}).items()}
-        rows.append({"model": name, "sls_s": sls_s, "stages": stages, "peer": peer_name, "peer_s": peer_s})
-        log(f"{name}: sls.generate {sls_s:.2f} s  {peer_name} {peer_s:.2f} s  ratio {sls_s / peer_s:.2f}  stages {stages}")
+        stages = {k: round(v, 3) for k, v in report.timings.items()}
+        timed = {peer: time_peer(derive, min(repeat, cap or repeat)) for peer, derive, cap in peers}
+        model = build()
+        sizes = {"before": graph_sizes(model, regroup=False), "after": graph_sizes(model)}
+        rows.append({"model": name, "sls_s": sls_s, "stages": stages, "peers": timed, "graph_operations": sizes})
+        against = ", ".join(f"{peer} {seconds:.2f} s" for peer, seconds in timed.items())
+        log(f"{name}: sls.generate {sls_s:.2f} s (stages {stages}); {against}")
+        log(f"  graph operations without collect_products {sizes['before']}, with it {sizes['after']}")
     return rows
+
+
+def section(quick: bool, log=print) -> dict:
+    """The part of ``python -m benchmarks``: skipped with ``--quick`` (LagrangesMethod alone takes a minute)."""
+    if quick:
+        return {"skipped": "--quick"}
+    return {"rows": run(3, log=log)}
+
+
+def table(rows: list) -> str:
+    """Markdown table of :func:`run`'s rows (one line per peer)."""
+    lines = [
+        "| model | sls.generate s | peer | peer s | sls / peer | T ops before → after | linearized_model ops before → after | all functions ops before → after |",
+        "| --- | ---: | --- | ---: | ---: | --- | --- | --- |",
+    ]
+    for r in rows:
+        b, a = r["graph_operations"]["before"], r["graph_operations"]["after"]
+        for peer, seconds in r["peers"].items():
+            lines.append(
+                f"| {r['model']} | {r['sls_s']:.2f} | {peer} | {seconds:.2f} | {r['sls_s'] / seconds:.2f} "
+                f"| {b['T']} → {a['T']} | {b['linearized_model']} → {a['linearized_model']} | {b['all']} → {a['all']} |"
+            )
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.energy3d", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("models", nargs="*", choices=[*CASES, []], default=None)
+    parser.add_argument("models", nargs="*", help=f"models to run (default all: {', '.join(CASES)})")
     args = parser.parse_args(argv)
-    run(args.repeat, args.models or None)
+    print(table(run(args.repeat, args.models or None)))
     return 0
 
 

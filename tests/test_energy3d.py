@@ -11,13 +11,11 @@ import random
 import numpy as np
 import pytest
 import sympy as sp
-import sympy.physics.mechanics as me
+from conftest import build
 
 from benchmarks import energy3d
 from sls import derive
 from sls.graph import Graph
-
-from conftest import build
 
 
 def _rel_err(have, want) -> float:
