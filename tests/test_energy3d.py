@@ -16,6 +16,8 @@ from conftest import build
 from benchmarks import energy3d
 from sls import derive
 from sls.graph import Graph
+from sls.model import load_example
+from sls.nlink import nlink_pendulum, relative_chain
 
 
 def _rel_err(have, want) -> float:
@@ -113,3 +115,12 @@ def test_rattleback_matches_kanes_method(tmp_path):
         dependent = np.linalg.solve(A_num[:, 3:], -A_num[:, :3] @ free)  # rates of the contact point
         x = np.concatenate([qs, free, dependent])
         assert _rel_err(pkg.qddot_fun(x, np.zeros(len(q))), _kane_qddot(kane, q, u, params, x)) <= 1e-9
+
+
+@pytest.mark.parametrize("build_model", [lambda: relative_chain(6), lambda: nlink_pendulum(5), lambda: load_example("mobile_manipulator")], ids=["chain6", "nlink5", "mobile_manipulator"])
+def test_collect_products_leaves_planar_models_untouched(build_model):
+    """Their graph (and so their generated code) stays what it was: no sum of rate × rotation products to regroup."""
+    model = build_model()
+    graph = Graph()
+    energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
+    assert graph.collect_products(energies, [graph.symbol(s) for s in model.dq]) == energies
