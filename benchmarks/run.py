@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.nlink import nlink_pendulum, relative_chain
 
-from . import ctarget, peers, robots
+from . import ctarget, energy3d, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -353,6 +353,8 @@ def main(argv=None) -> int:
     robot = robot_scale(args, log)
     log("C target")
     compiled = ctarget.run(args, log)
+    log("3-D energy models from sympy.physics.mechanics (python -m benchmarks.energy3d)")
+    energy = energy3d.section(args.quick, log)
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -369,6 +371,7 @@ def main(argv=None) -> int:
         "robot_scale": robot,
         "c_target": compiled,
         "robot_files": robot_files,
+        "energy_3d": energy,
     }
     print(table(results))
     print()
@@ -381,6 +384,8 @@ def main(argv=None) -> int:
     print(ctarget.table(compiled))
     print()
     print(robot_files.get("skipped") and f"robot files: skipped ({robot_files['skipped']})" or robots.section_table(robot_files))
+    print()
+    print(energy.get("skipped") and f"3-D energy models: skipped ({energy['skipped']})" or energy3d.table(energy["rows"]))
     out = args.out or RESULTS / f"{'quick-' if args.quick else ''}{report['date']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -849,6 +849,9 @@ class _EnergyTerms(_GraphTerms):
     def _start(self) -> None:
         graph, model = self.graph, self.model
         energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
+        products = graph.collect_products(energies, self.dq)
+        if graph.operation_count(products) < graph.operation_count(energies):
+            energies = products
         collected = graph.collect_rates(energies, self.dq)
         if graph.operation_count(collected) <= graph.operation_count(energies):
             energies = collected

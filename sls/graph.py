@@ -394,6 +394,95 @@ class Graph:
             rebuilt[node] = self._rebuild(node, new)
         return [rebuilt[r] for r in roots]
 
+    def collect_products(self, roots: Sequence[int], rates: Sequence[int]) -> list:
+        """``roots`` with sums of ``rate × rate-free factors × W`` regrouped by the rate-dependent part ``W``.
+
+        ``sympy.physics.vector`` writes a body's rotational energy ``½ ω·(I ω)``
+        with the left ``ω`` distributed over its rates: ``Σ_r q̇_r (Σ_k I_k a_rk
+        ω_k) / 2`` (``a_rk`` the direction-cosine products of rate ``r`` on axis
+        ``k``, ``ω_k`` the components as sums). Collected by ``W = ω_k`` it reads
+        ``Σ_k I_k/2 · ω_k · (Σ_r q̇_r a_rk)``, where the rate sum is ``ω_k``
+        again: after :meth:`collect_rates` the same node, so ``T = Σ_k I_k ω_k²/2``
+        as a recursive formulation would write it, and its derivatives stay
+        products of the components instead of n sums of them. A term is taken
+        apart when it is (after distributing at most one sum factor) one rate
+        times rate-free factors times rate-dependent factors none of which is
+        a rate; factors common to a group are moved out of its sum. A sum is
+        rebuilt only when some group has two terms or more. Values are unchanged.
+        """
+        rate_set = set(rates)
+        rate_mask = self.mask(rates)
+
+        def split(factors: list) -> tuple | None:
+            """``(rate, rate-free factors, W)`` of one product, or ``None``."""
+            bare = [f for f in factors if f in rate_set]
+            if len(bare) != 1:
+                return None
+            free = [f for f in factors if not self.deps[f] & rate_mask]
+            dependent = [f for f in factors if self.deps[f] & rate_mask and f != bare[0]]
+            if not dependent or any(f in rate_set for f in dependent):
+                return None
+            return bare[0], free, tuple(sorted(dependent))
+
+        def parts(term: int) -> list | None:
+            factors = list(self.args[term]) if self.kind[term] == _MUL else [term]
+            sums = [f for f in factors if self.kind[f] == _ADD and self.deps[f] & rate_mask and f not in rate_set]
+            whole = split(factors)
+            if len(sums) != 1:
+                return None if whole is None else [whole]
+            others = [f for f in factors if f != sums[0]]
+            found = []
+            for t in self.args[sums[0]]:
+                inner = list(self.args[t]) if self.kind[t] == _MUL else [t]
+                got = split(others + inner)
+                if got is None:
+                    return None if whole is None else [whole]
+                found.append(got)
+            return found
+
+        rebuilt: dict = {}
+        for node in self.reachable(roots):
+            kind, args = self.kind[node], self.args[node]
+            if not args:
+                rebuilt[node] = node
+                continue
+            new = [rebuilt[a] for a in args]
+            if kind == _ADD and self.deps[node] & rate_mask:
+                groups: dict = {}
+                kept = []
+                for t in new:
+                    found = parts(t) if self.args[t] else None
+                    if found is None:
+                        kept.append(t)
+                        continue
+                    for rate, free, key in found:
+                        groups.setdefault(key, []).append((rate, free))
+                if any(len(g) > 1 for g in groups.values()):
+                    for key, entries in groups.items():
+                        kept.append(self.mul(self._common_factor(entries) + list(key)))
+                    rebuilt[node] = self.add(kept)
+                    continue
+            rebuilt[node] = self._rebuild(node, new)
+        return [rebuilt[r] for r in roots]
+
+    def _common_factor(self, entries: list) -> list:
+        """``Σ rate × Π free`` over ``entries`` as factors ``[common…, Σ rate × Π rest]``.
+
+        Symbols and other nodes common to every entry move out of the sum, and
+        so does a numeric factor common up to sign (``±½``), so the rate sum is
+        the same node as the sum a user wrote without it.
+        """
+        common = Counter(f for f in entries[0][1] if f not in self._numbers)
+        for _, free in entries[1:]:
+            common &= Counter(f for f in free if f not in self._numbers)
+        scales = [math.prod((self.payload[f] for f in free if f in self._numbers), start=sympy.Integer(1)) for _, free in entries]
+        scale = abs(scales[0]) if all(abs(c) == abs(scales[0]) for c in scales) else sympy.Integer(1)
+        inner = []
+        for (rate, free), c in zip(entries, scales):
+            rest = list((Counter(f for f in free if f not in self._numbers) - common).elements())
+            inner.append(self.mul([rate, self.number(c / scale)] + rest))
+        return list(common.elements()) + [self.number(scale), self.add(inner)]
+
     def _rebuild(self, node: int, args: list) -> int:
         """``node``'s operation applied to new ``args`` (with the usual folding)."""
         kind = self.kind[node]
@@ -540,7 +629,12 @@ class Graph:
         """How many terms expanding ``node`` would give, at most (no expansion is done).
 
         A sum adds its terms' counts, a product multiplies them, a positive
-        integer power raises them to that power; anything else counts one.
+        integer power raises them to that power; any other power (``1/s``,
+        ``sqrt(s)``) counts its base's terms squared: it never expands, and
+        each derivative taken through it (``M`` and ``∂M/∂q``) multiplies by
+        the base's derivative (an ellipsoid's contact geometry,
+        ``sqrt(Σ (a_k μ_k)²)``, made the expanded route 160 s where the graph
+        takes 2 s); anything else counts one.
         """
         counts: dict = {}
         for n in self.reachable([node]):
@@ -551,6 +645,8 @@ class Graph:
                 counts[n] = math.prod(counts[a] for a in args)
             elif kind == _POW and self.is_number(args[1]) and self.payload[args[1]].is_Integer and 0 < self.payload[args[1]] <= 8:
                 counts[n] = counts[args[0]] ** int(self.payload[args[1]])
+            elif kind == _POW:
+                counts[n] = counts[args[0]] ** 2
             else:
                 counts[n] = 1
             counts[n] = min(counts[n], 1e30)
