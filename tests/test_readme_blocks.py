@@ -3,8 +3,8 @@
 Each page runs in a fresh folder, its blocks in the order the page shows them.
 Shell blocks (`bash`, `shell`) run their `sls ...` commands (the installed console
 script), C compiler lines (`cc ...`, with `$CC` if set) and the programs they build
-(`./step`); `pip`, `venv`, `pytest`, `mkdocs` and benchmark lines are skipped. TOML
-blocks are saved under the name the next shell block generates from; any other TOML
+(`./step`); `pip`, `venv`, `pytest`, `mkdocs`, `ruff`, `mypy` and benchmark lines are skipped
+(CI runs the static checks itself). TOML blocks are saved under the name the next shell block generates from; any other TOML
 block must parse, and load as a model if it has a `state`; `xml` blocks likewise (a URDF
 file the next shell block generates from, else it must parse as XML). C blocks are saved
 under the name the next shell block compiles. Python blocks run in the same folder; `matlab`
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
-SKIP = ("pip ", "python3 -m venv", ". .venv", "pytest", "python -m benchmarks", "mkdocs ")
+SKIP = ("pip ", "python3 -m venv", ". .venv", "pytest", "python -m benchmarks", "mkdocs ", "ruff ", "mypy ")
 SHELL = ("bash", "shell")
 CC = os.environ.get("CC", "cc")
 OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
