@@ -27,9 +27,9 @@ Jacobian is the state index (``jac[...][l] = ∂(...)/∂x_l``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import sympy
 
@@ -144,7 +144,7 @@ def mass_matrix(model: Model, simplify: bool = False) -> tuple:
     shorter too.
     """
     n = model.n
-    entries = [[[] for _ in range(n)] for _ in range(n)]
+    entries: list[list[list[sympy.Expr]]] = [[[] for _ in range(n)] for _ in range(n)]
     for coefficient, i, j in quadratic_terms(model.T, model.dq):
         if i == j:
             entries[i][i].append(2 * coefficient)
@@ -159,8 +159,8 @@ def mass_matrix_derivatives(M: tuple, q: tuple) -> tuple:
     """``dM[l][a][b] = ∂M_ab/∂q_l``, shape (n, n, n), symmetric in ``a, b``."""
     n = len(q)
     result = []
-    for l in range(n):
-        upper = {(a, b): diff(M[a][b], q[l]) for a in range(n) for b in range(a, n)}
+    for col in range(n):
+        upper = {(a, b): diff(M[a][b], q[col]) for a in range(n) for b in range(a, n)}
         result.append(tuple(tuple(upper[min(a, b), max(a, b)] for b in range(n)) for a in range(n)))
     return tuple(result)
 
@@ -197,8 +197,8 @@ def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
     n = len(q)
     second = {}
 
-    def d2(a: int, b: int, i: int, l: int) -> sympy.Expr:
-        key = (min(a, b), max(a, b), min(i, l), max(i, l))
+    def d2(a: int, b: int, i: int, col: int) -> sympy.Expr:
+        key = (min(a, b), max(a, b), min(i, col), max(i, col))
         if key not in second:
             first = dM[key[2]][key[0]][key[1]]
             second[key] = diff(first, q[key[3]]) if first != 0 else ZERO
@@ -208,15 +208,15 @@ def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
     jac = [[[None] * (2 * n) for _ in range(n)] for _ in range(n)]
     for k in range(n):
         for j in range(n):
-            for l in range(n):
+            for col in range(n):
                 terms = []
                 for i in range(n):
                     # Most second derivatives vanish: build the sum only from the ones that do not.
-                    a, b, e = d2(k, j, i, l), d2(k, i, j, l), d2(i, j, k, l)
+                    a, b, e = d2(k, j, i, col), d2(k, i, j, col), d2(i, j, k, col)
                     if a != 0 or b != 0 or e != 0:
                         terms.append(half * (a + b - e) * dq[i])
-                jac[k][j][l] = sympy.Add(*terms)
-                jac[k][j][n + l] = c[l][j][k]
+                jac[k][j][col] = sympy.Add(*terms)
+                jac[k][j][n + col] = c[col][j][k]
     return tuple(tuple(tuple(row) for row in plane) for plane in jac)
 
 
@@ -225,7 +225,9 @@ def jacobian(vector: tuple, x: tuple) -> tuple:
     return tuple(tuple(diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
 
 
-def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: set | None = None) -> Dynamics:
+def derive(
+    model: Model, simplify: bool = False, method: str = "auto", wanted: Collection[str] | None = None
+) -> Dynamics:
     """Derive the terms of :class:`Dynamics` for ``model``.
 
     ``method`` picks the route (:data:`METHODS`): ``"expanded"`` (entries as
@@ -266,7 +268,8 @@ def derive(model: Model, simplify: bool = False, method: str = "auto", wanted: s
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
     dynamics = derive_expanded(model, simplify, wanted)
-    return replace(dynamics, arrays=function_arrays(dynamics, None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]))
+    names = None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]
+    return replace(dynamics, arrays=function_arrays(dynamics, names))
 
 
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
@@ -274,7 +277,10 @@ SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 
 
 def _shared(graph: Graph, arrays: dict) -> dict:
-    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.graph.Graph.share_sums` (same values, fewer additions)."""
+    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.graph.Graph.share_sums`.
+
+    Same values, fewer additions.
+    """
     flats = {key: _flat(array) for key, array in arrays.items()}
     shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
     return {key: _nest([next(shared) for _ in flat], _shape_of(arrays[key])) for key, flat in flats.items()}
@@ -285,7 +291,13 @@ def acceleration_symbols(n: int) -> tuple:
     return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
 
 
-def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Callable | None = None, rhs: Callable | None = None) -> dict:
+def function_arrays(
+    d: Dynamics,
+    names: Sequence[str] | None = None,
+    *,
+    tau: Callable | None = None,
+    rhs: Callable | None = None,
+) -> dict:
     """Every array a generated function evaluates (see :mod:`sls.functions`), by name.
 
     The fields of :class:`Dynamics` under short names (``M``, ``M_jac``, ``C``,
@@ -313,7 +325,10 @@ def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Cal
     if "rhs" in names:
         result["rhs"] = rhs(alg, d) if rhs is not None else tuple(
             alg.minus(
-                alg.minus(alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]), d.potential_gradient[k]),
+                alg.minus(
+                    alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]),
+                    d.potential_gradient[k],
+                ),
                 d.friction[k],
             )
             for k in range(n)
@@ -324,13 +339,14 @@ def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Cal
                 alg.minus(
                     alg.minus(
                         alg.minus(
-                            alg.total(alg.product(d.input_matrix_jac[k][j][l], u[j]) for j in range(m)), d.coriolis_force_jac[k][l]
+                            alg.total(alg.product(d.input_matrix_jac[k][j][col], u[j]) for j in range(m)),
+                            d.coriolis_force_jac[k][col],
                         ),
-                        d.potential_gradient_jac[k][l],
+                        d.potential_gradient_jac[k][col],
                     ),
-                    d.friction_jac[k][l],
+                    d.friction_jac[k][col],
                 )
-                for l in range(2 * n)
+                for col in range(2 * n)
             )
             for k in range(n)
         )
@@ -342,14 +358,17 @@ def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Cal
             result["tau"] = tuple(
                 alg.plus(
                     alg.plus(
-                        alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]), d.potential_gradient[k]
+                        alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]),
+                        d.potential_gradient[k],
                     ),
                     d.friction[k],
                 )
                 for k in range(n)
             )
     if "dM" in names:
-        result["dM"] = tuple(tuple(tuple(d.mass_matrix_jac[a][b][l] for l in range(n)) for b in range(n)) for a in range(n))
+        result["dM"] = tuple(
+            tuple(tuple(d.mass_matrix_jac[a][b][col] for col in range(n)) for b in range(n)) for a in range(n)
+        )
     energies = (model.T, model.V) if d.graph is None else d.energies
     fields = {
         "M": d.mass_matrix,
@@ -371,8 +390,8 @@ def function_arrays(d: Dynamics, names: Sequence[str] | None = None, *, tau: Cal
         "bias_jac": d.constraint_bias_jac,
         "residual_jac": d.residual_jac,
     }
-    order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs", "dM",
-             "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac")
+    order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs",
+             "dM", "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac")
     return {name: result[name] if name in result else fields[name] for name in order if name in names}
 
 
@@ -425,7 +444,7 @@ class _GraphAlgebra:
         return self.graph.symbol(s)
 
 
-def derive_expanded(model: Model, simplify: bool = False, wanted: set | None = None) -> Dynamics:
+def derive_expanded(model: Model, simplify: bool = False, wanted: Collection[str] | None = None) -> Dynamics:
     """Every term of :class:`Dynamics` as flat expressions (M read off the expanded T).
 
     ``wanted`` (names of :func:`function_arrays`, ``None``: all) skips the
@@ -438,48 +457,57 @@ def derive_expanded(model: Model, simplify: bool = False, wanted: set | None = N
         return wanted is None or any(name in wanted for name in names)
 
     M = mass_matrix(model, simplify)
-    dM = c = C = C_jac = h = h_jac = M_jac = phi_jac = B_jac = None
+    # The fields nothing wanted needs stay None. Each group of names below is a subset of the one before
+    # (C needs ∂M/∂q, ∂C/∂x needs C), hence the nesting.
+    skipped: dict = dict.fromkeys(
+        ("mass_matrix_jac", "christoffel", "coriolis", "coriolis_jac", "coriolis_force", "coriolis_force_jac"), None
+    )
     if needs("M_jac", "dM", "C", "C_jac", "rhs", "tau", "drhs"):
         dM = mass_matrix_derivatives(M, q)
-        M_jac = tuple(tuple(tuple(dM[l][a][b] for l in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n))
-    if needs("C", "C_jac", "rhs", "tau", "drhs"):
-        c = christoffel(dM)
-        C = coriolis(c, dq)
-        h = tuple(sympy.Add(*(C[k][j] * dq[j] for j in range(n))) for k in range(n))
-    if needs("C_jac", "drhs"):
-        C_jac = coriolis_jacobian(dM, c, q, dq)
-        # ∂(C q̇)_k/∂q_l = Σ_j ∂C_kj/∂q_l q̇_j and ∂(C q̇)/∂q̇ = 2C (Christoffel symmetry).
-        h_jac = tuple(
-            tuple(sympy.Add(*(C_jac[k][j][l] * dq[j] for j in range(n))) for l in range(n)) + tuple(2 * C[k][l] for l in range(n))
-            for k in range(n)
+        skipped["mass_matrix_jac"] = tuple(
+            tuple(tuple(dM[col][a][b] for col in range(n)) + (ZERO,) * n for b in range(n)) for a in range(n)
         )
+        if needs("C", "C_jac", "rhs", "tau", "drhs"):
+            c = christoffel(dM)
+            C = coriolis(c, dq)
+            skipped.update(christoffel=c, coriolis=C)
+            skipped["coriolis_force"] = tuple(sympy.Add(*(C[k][j] * dq[j] for j in range(n))) for k in range(n))
+            if needs("C_jac", "drhs"):
+                C_jac = coriolis_jacobian(dM, c, q, dq)
+                # ∂(C q̇)_k/∂q_l = Σ_j ∂C_kj/∂q_l q̇_j and ∂(C q̇)/∂q̇ = 2C (Christoffel symmetry).
+                skipped["coriolis_jac"] = C_jac
+                skipped["coriolis_force_jac"] = tuple(
+                    tuple(sympy.Add(*(C_jac[k][j][col] * dq[j] for j in range(n))) for col in range(n))
+                    + tuple(2 * C[k][col] for col in range(n))
+                    for k in range(n)
+                )
     phi = tuple(diff(model.V, qk) for qk in q)
     if simplify:
         phi = tuple(sympy.trigsimp(entry) for entry in phi)
+    phi_jac = None
     if needs("phi_jac", "drhs"):
-        phi_jac = tuple(tuple(diff(phi[k], q[l]) if l >= k else None for l in range(n)) for k in range(n))
+        upper = tuple(tuple(diff(phi[k], q[col]) if col >= k else None for col in range(n)) for k in range(n))
         phi_jac = tuple(
-            tuple(phi_jac[min(k, l)][max(k, l)] for l in range(n)) + (ZERO,) * n for k in range(n)
+            tuple(upper[min(k, col)][max(k, col)] for col in range(n)) + (ZERO,) * n for k in range(n)
         )
     B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
+    B_jac = None
     if needs("B_u_jac", "drhs"):
         B_jac = tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
+    constraints = _constraint_terms_expanded(model)
+    skipped.update(
+        potential_gradient_jac=phi_jac,
+        friction_jac=jacobian(model.fric, x) if needs("fric_jac", "drhs") else None,
+        input_matrix_jac=B_jac,
+    )
     return Dynamics(
-        **_constraint_terms_expanded(model),
+        **constraints,
+        **skipped,
         model=model,
         mass_matrix=M,
-        mass_matrix_jac=M_jac,
-        christoffel=c,
-        coriolis=C,
-        coriolis_jac=C_jac,
-        coriolis_force=h,
-        coriolis_force_jac=h_jac,
         potential_gradient=phi,
-        potential_gradient_jac=phi_jac,
         friction=model.fric,
-        friction_jac=jacobian(model.fric, x) if needs("fric_jac", "drhs") else None,
         input_matrix=B,
-        input_matrix_jac=B_jac,
     )
 
 
@@ -494,14 +522,17 @@ def _constraint_terms_expanded(model: Model) -> dict:
     bias = []
     omega = sympy.Float(model.stabilization)
     for i, v in enumerate(velocity):
-        entry = -sympy.Add(*(diff(v, q[l]) * dq[l] for l in range(n)))
+        entry = -sympy.Add(*(diff(v, q[col]) * dq[col] for col in range(n)))
         if model.stabilization:
             entry -= 2 * omega * v + (omega**2 * holonomic[i] if i < len(holonomic) else ZERO)
         bias.append(entry)
     return {
         "constraint": tuple(holonomic) + tuple(rolling),
         "constraint_jac": tuple(tuple(row) for row in A),
-        "constraint_jac_jac": tuple(tuple(tuple(diff(a, q[l]) if l < n and a != 0 else ZERO for l in range(2 * n)) for a in row) for row in A),
+        "constraint_jac_jac": tuple(
+            tuple(tuple(diff(a, q[col]) if col < n and a != 0 else ZERO for col in range(2 * n)) for a in row)
+            for row in A
+        ),
         "constraint_bias": tuple(bias),
         "constraint_bias_jac": jacobian(tuple(bias), x),
     }
@@ -528,12 +559,14 @@ def _constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> di
                 terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
             bias[i] = graph.add(terms)
     A_flat = [e for row in A for e in row]
-    dA = [graph.forward(A_flat, {q[l]: graph.one}) for l in range(n)]
+    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n)]
     k = len(A)
     return {
         "constraint": tuple(holonomic + rolling),
         "constraint_jac": _nest(A_flat, (k, n)),
-        "constraint_jac_jac": _nest([dA[l][r] if l < n else graph.zero for r in range(k * n) for l in range(2 * n)], (k, n, 2 * n)),
+        "constraint_jac_jac": _nest(
+            [dA[col][r] if col < n else graph.zero for r in range(k * n) for col in range(2 * n)], (k, n, 2 * n)
+        ),
         "constraint_bias": tuple(bias),
         "constraint_bias_jac": _nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
     }
@@ -550,7 +583,8 @@ EXPANSION_LIMIT = 1000
 
 
 def choose_method(model: Model, simplify: bool = False) -> str:
-    """``"tree"`` for robot models, ``"expanded"`` for models whose T expands to few terms (or with ``simplify``), else ``"graph"``.
+    """``"tree"`` for robot models, ``"expanded"`` for models whose T expands to few terms (or with
+    ``simplify``), else ``"graph"``.
 
     A robot model (``model.tree`` set, e.g. from a URDF file) takes the tree
     route (:func:`derive_on_tree`): its recursions stay small where the
@@ -575,7 +609,7 @@ def choose_method(model: Model, simplify: bool = False) -> str:
     return "graph" if graph.term_estimate(T) > EXPANSION_LIMIT else "expanded"
 
 
-def derive_on_graph(model: Model, wanted: set | None = None) -> Dynamics:
+def derive_on_graph(model: Model, wanted: Collection[str] | None = None) -> Dynamics:
     """Every term of :class:`Dynamics`, differentiated on one expression graph.
 
     ``T``'s velocity sums are first collected by their rate-free parts and
@@ -607,7 +641,7 @@ def derive_on_graph(model: Model, wanted: set | None = None) -> Dynamics:
     return _EnergyTerms(model).dynamics(wanted)
 
 
-def derive_on_tree(model: Model, wanted: set | None = None) -> Dynamics:
+def derive_on_tree(model: Model, wanted: Collection[str] | None = None) -> Dynamics:
     """Every term of :class:`Dynamics` for a robot tree (``model.tree``), from the recursions of :mod:`sls.rigid_body`.
 
     On the graph, without ``T``: ``τ(q, q̇, a)`` by recursive Newton–Euler
@@ -653,7 +687,7 @@ _NEEDS = {
 ARRAY_NAMES = tuple(_NEEDS)
 
 
-def _check_wanted(wanted: object) -> set | None:
+def _check_wanted(wanted: Collection[str] | None) -> set[str] | None:
     if wanted is None:
         return None
     unknown = sorted(set(wanted) - set(ARRAY_NAMES))
@@ -677,6 +711,14 @@ class _GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = ("M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints")
 
+    # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
+    fric: list[int]
+    forces: list[int]
+    inputs: list[int]
+    energies: tuple[int, ...]
+    #: The node ½ (set by ``_dM``).
+    half: int
+
     def __init__(self, model: Model) -> None:
         self.model = model
         self.graph = graph = Graph()
@@ -684,12 +726,13 @@ class _GraphTerms:
         self.q = [graph.symbol(s) for s in model.q]
         self.dq = [graph.symbol(s) for s in model.dq]
         self.x = self.q + self.dq
-        self._cache: dict = {}
+        self._cache: dict[str, Any] = {}
 
     def _start(self) -> None:
         """Route-specific nodes every array needs (energies, friction, forces, inputs)."""
 
-    def get(self, step: str) -> object:
+    def get(self, step: str) -> Any:
+        """The result of ``step`` (its method ``_<step>``), built on first use: lists of nodes, or dicts by index."""
         if step not in self._cache:
             self._cache[step] = getattr(self, "_" + step)()
         return self._cache[step]
@@ -700,7 +743,7 @@ class _GraphTerms:
         graph, n = self.graph, self.n
         self.half = graph.number(sympy.Rational(1, 2))
         M_flat = [e for row in self.get("M") for e in row]
-        return [graph.forward(M_flat, {self.q[l]: graph.one}) for l in range(n)]  # dM[l][a*n + b] = ∂M_ab/∂q_l
+        return [graph.forward(M_flat, {self.q[col]: graph.one}) for col in range(n)]  # dM[col][a*n + b] = ∂M_ab/∂q_l
 
     def _christoffel(self) -> dict:
         """``c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k)``: sums of nodes of ``dM``."""
@@ -730,10 +773,10 @@ class _GraphTerms:
         self.get("C")
         h_jac = self.get("h_jac")
         c = self._cache["christoffel"]
-        h_q = [h_jac[k][l] for k in range(n) for l in range(n)]
+        h_q = [h_jac[k][col] for k in range(n) for col in range(n)]
         C_q = [graph.forward(h_q, {dq[j]: self.half}) for j in range(n)]
-        dC = {(k, j, l): C_q[j][k * n + l] for k in range(n) for j in range(n) for l in range(n)}
-        dC.update({(k, j, n + l): c[l, j, k] for k in range(n) for j in range(n) for l in range(n)})
+        dC = {(k, j, col): C_q[j][k * n + col] for k in range(n) for j in range(n) for col in range(n)}
+        dC.update({(k, j, n + col): c[col, j, k] for k in range(n) for j in range(n) for col in range(n)})
         return dC
 
     def _phi_jac(self) -> list:
@@ -753,6 +796,10 @@ class _GraphTerms:
         """``∂r/∂x`` (n rows of 2n nodes) of the residual at fixed ``a`` and ``u``: one reverse pass per row."""
         return [self.graph.gradient(r, self.x) for r in self.residual()]
 
+    def residual(self) -> list:
+        """The route's residual ``r`` (n nodes) at fixed ``a`` and ``u``."""
+        raise NotImplementedError
+
     def _applied(self) -> list:
         graph, B = self.graph, self.get("B")
         return [graph.add(graph.mul((B[k][j], self.inputs[j])) for j in range(self.model.m)) for k in range(self.n)]
@@ -762,7 +809,7 @@ class _GraphTerms:
 
     # -- the arrays
 
-    def dynamics(self, wanted: set | None = None) -> Dynamics:
+    def dynamics(self, wanted: Collection[str] | None = None) -> Dynamics:
         """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
         wanted = _check_wanted(wanted)
         names = ARRAY_NAMES if wanted is None else [name for name in ARRAY_NAMES if name in wanted]
@@ -806,13 +853,16 @@ class _GraphTerms:
         if "dM" in got:
             dM = got["dM"]
             fields["mass_matrix_jac"] = _nest(
-                [dM[l][a * n + b] if l < n else zero for a in range(n) for b in range(n) for l in range(2 * n)], (n, n, 2 * n)
+                [dM[col][a * n + b] if col < n else zero for a in range(n) for b in range(n) for col in range(2 * n)],
+                (n, n, 2 * n),
             )
         if "C" in got:
             fields["coriolis"] = _nest([e for row in got["C"] for e in row], (n, n))
         if "dC" in got:
             dC = got["dC"]
-            fields["coriolis_jac"] = _nest([dC[k, j, l] for k in range(n) for j in range(n) for l in range(2 * n)], (n, n, 2 * n))
+            fields["coriolis_jac"] = _nest(
+                [dC[k, j, col] for k in range(n) for j in range(n) for col in range(2 * n)], (n, n, 2 * n)
+            )
         if "h" in got:
             fields["coriolis_force"] = tuple(got["h"])
         if "h_jac" in got:
@@ -828,7 +878,9 @@ class _GraphTerms:
             fields["input_matrix"] = _nest(B_flat, (n, m))
         if "dB" in got:
             dB = got["dB"]
-            fields["input_matrix_jac"] = _nest([dB[l][r] for r in range(n * m) for l in range(2 * n)], (n, m, 2 * n))
+            fields["input_matrix_jac"] = _nest(
+                [dB[col][r] for r in range(n * m) for col in range(2 * n)], (n, m, 2 * n)
+            )
         if "residual_jac" in got:
             fields["residual_jac"] = _nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
         return fields
@@ -839,8 +891,8 @@ class _GraphTerms:
         return {name: all_arrays[name] for name in names}
 
     #: Route-specific ``tau`` and ``rhs`` builders (``None``: from ``M``, ``h`` and ``φ``).
-    tau = None
-    rhs = None
+    tau: Callable[[Any, Dynamics], tuple] | None = None
+    rhs: Callable[[Any, Dynamics], tuple] | None = None
 
 
 class _EnergyTerms(_GraphTerms):
@@ -875,7 +927,10 @@ class _EnergyTerms(_GraphTerms):
         return self.graph.gradient(self.energies[1], self.q)
 
     def residual(self) -> list:
-        """``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``, the first two terms one directional derivative of ``p``."""
+        """``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``.
+
+        The first two terms are one directional derivative of ``p``.
+        """
         graph, n = self.graph, self.n
         a = [graph.symbol(s) for s in acceleration_symbols(n)]
         seeds = dict(zip(self.q, self.dq))
@@ -883,7 +938,8 @@ class _EnergyTerms(_GraphTerms):
         momentum_rate = graph.forward(self.momentum, seeds)  # (∂p/∂q) q̇ + M a
         phi, applied = self.get("phi"), self._applied()
         return [
-            graph.add((momentum_rate[k], graph.neg(self.T_q[k]), phi[k], self.fric[k], graph.neg(applied[k]))) for k in range(n)
+            graph.add((momentum_rate[k], graph.neg(self.T_q[k]), phi[k], self.fric[k], graph.neg(applied[k])))
+            for k in range(n)
         ]
 
 
@@ -896,8 +952,11 @@ class _TreeTerms(_GraphTerms):
     def _start(self) -> None:
         from . import rigid_body
         from .expressions import symbol
+        from .urdf import Robot
 
         graph, model = self.graph, self.model
+        if not isinstance(model.tree, Robot):
+            raise ValueError("the tree route needs a robot model (model.tree, e.g. from a URDF file)")
         self.fric = [graph.from_sympy(f) for f in model.fric]
         self.forces = [graph.from_sympy(f) for f in model.forces]
         self.inputs = [graph.symbol(u) for u in model.inputs]

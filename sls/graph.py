@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import sympy
 
@@ -160,7 +161,7 @@ class Graph:
                     return self.number(value)
         return self._node(_POW, (base, exponent))
 
-    def function(self, func: object, args: tuple) -> int:
+    def function(self, func: Callable, args: tuple) -> int:
         if all(self.is_number(a) for a in args):
             value = func(*(self.payload[a] for a in args))
             if value.is_Number:
@@ -302,7 +303,7 @@ class Graph:
                 break
             for (a, b), _ in best:
                 name = None
-                for node, terms in items.items():
+                for terms in items.values():
                     if len(terms) > 2 and a in terms and b in terms:
                         if name is None:
                             name = ("pair", len(pairs))
@@ -369,6 +370,16 @@ class Graph:
             others = [f for f in rest if f != sums[0]]
             return [(with_rates[0], self.mul(others + [t])) for t in self.args[sums[0]]]
 
+        def all_pairs(terms: list) -> list | None:
+            """The :func:`pairs` of every term in turn, or ``None`` at the first term of another shape."""
+            found: list = []
+            for t in terms:
+                found_t = pairs(t)
+                if found_t is None:
+                    return None
+                found.extend(found_t)
+            return found
+
         rebuilt: dict = {}
         for node in self.reachable(roots):
             kind, args = self.kind[node], self.args[node]
@@ -377,13 +388,7 @@ class Graph:
                 continue
             new = [rebuilt[a] for a in args]
             if kind == _ADD and self.deps[node] & rate_mask:
-                found: list | None = []
-                for t in new:
-                    found_t = pairs(t)
-                    if found_t is None:
-                        found = None
-                        break
-                    found.extend(found_t)
+                found = all_pairs(new)
                 if found is not None:
                     groups: dict = {}
                     for rate, part in found:
@@ -475,7 +480,10 @@ class Graph:
         common = Counter(f for f in entries[0][1] if f not in self._numbers)
         for _, free in entries[1:]:
             common &= Counter(f for f in free if f not in self._numbers)
-        scales = [math.prod((self.payload[f] for f in free if f in self._numbers), start=sympy.Integer(1)) for _, free in entries]
+        scales = [
+            math.prod((self.payload[f] for f in free if f in self._numbers), start=sympy.Integer(1))
+            for _, free in entries
+        ]
         scale = abs(scales[0]) if all(abs(c) == abs(scales[0]) for c in scales) else sympy.Integer(1)
         inner = []
         for (rate, free), c in zip(entries, scales):
@@ -529,12 +537,15 @@ class Graph:
                 e = self.payload[exponent]
                 return [self.mul((exponent, self.pow(base, self.number(e - 1)))), self.zero]
             log_base = self.function(sympy.log, (base,))
-            return [self.mul((exponent, self.pow(base, self.add((exponent, self.minus_one))))), self.mul((node, log_base))]
+            return [
+                self.mul((exponent, self.pow(base, self.add((exponent, self.minus_one))))),
+                self.mul((node, log_base)),
+            ]
         if kind == _FN:
             return self._function_partials(self.payload[node], args)
         return []
 
-    def _function_partials(self, func: object, args: tuple) -> list:
+    def _function_partials(self, func: Callable, args: tuple) -> list:
         if func is sympy.Heaviside:  # differentiated piece by piece: zero away from the switch (no DiracDelta)
             return [self.zero] * len(args)
         key = (func, len(args))
@@ -589,7 +600,7 @@ class Graph:
     def jacobian(self, outputs: Sequence[int], wrt: Sequence[int]) -> list:
         """``J[a][l] = ∂outputs[a]/∂wrt[l]`` (forward mode, one pass per column)."""
         columns = [self.forward(outputs, {w: self.one}) for w in wrt]
-        return [[columns[l][a] for l in range(len(wrt))] for a in range(len(outputs))]
+        return [[columns[col][a] for col in range(len(wrt))] for a in range(len(outputs))]
 
     # ------------------------------------------------------------------
     # inspection
@@ -618,7 +629,12 @@ class Graph:
                 bounds[n] = (min(bounds[a][0] for a in args), max(bounds[a][1] for a in args))
             elif kind == _MUL:
                 bounds[n] = (sum(bounds[a][0] for a in args), sum(bounds[a][1] for a in args))
-            elif kind == _POW and self.is_number(args[1]) and self.payload[args[1]].is_Integer and self.payload[args[1]] > 0:
+            elif (
+                kind == _POW
+                and self.is_number(args[1])
+                and self.payload[args[1]].is_Integer
+                and self.payload[args[1]] > 0
+            ):
                 e = int(self.payload[args[1]])
                 bounds[n] = (bounds[args[0]][0] * e, bounds[args[0]][1] * e)
             else:
@@ -643,7 +659,12 @@ class Graph:
                 counts[n] = sum(counts[a] for a in args)
             elif kind == _MUL:
                 counts[n] = math.prod(counts[a] for a in args)
-            elif kind == _POW and self.is_number(args[1]) and self.payload[args[1]].is_Integer and 0 < self.payload[args[1]] <= 8:
+            elif (
+                kind == _POW
+                and self.is_number(args[1])
+                and self.payload[args[1]].is_Integer
+                and 0 < self.payload[args[1]] <= 8
+            ):
                 counts[n] = counts[args[0]] ** int(self.payload[args[1]])
             elif kind == _POW:
                 counts[n] = counts[args[0]] ** 2
@@ -662,7 +683,9 @@ class Graph:
                 func = self.payload[node]
                 dummies = sympy.symbols(f"_a0:{len(self.args[node])}", real=True)
                 functions[func] = sympy.lambdify(dummies, func(*dummies), modules="math")
-        steps = []
+        # (node, kind, data): kind is a node kind, "sym", "num" or the math function of an ``fn`` node; data
+        # the position of a symbol among ``symbols``, a constant's value or the children.
+        steps: list[tuple[int, Any, Any]] = []
         for node in order:
             kind, args = self.kind[node], self.args[node]
             if kind == _SYM:
