@@ -261,7 +261,9 @@ def _mutate_tree(root: ET.Element, kind: str, rnd: random.Random) -> str:
 #: Internal errors of sls/urdf.py this test found, tolerated (only these, only on URDF files) until that
 #: module is fixed: the stderr signature -> a minimal reproducer. test_known_urdf_bugs_are_still_bugs
 #: fails as soon as one is fixed, so the entry is then removed.
-KNOWN_URDF_BUGS = {
+KNOWN_URDF_BUGS: dict[str, str] = {}
+#: Bugs the fuzzing found and that are fixed: each must now end in a package or one error line.
+FIXED_URDF_BUGS = {
     "StopIteration": '<robot name="r"></robot>',  # a robot without a <link>
 }
 
@@ -412,11 +414,10 @@ def test_mutated_models_in_a_subprocess(tmp_path, name):
     assert done.returncode != 0, f"{name} was meant to be refused"
 
 
-@pytest.mark.parametrize("signature", sorted(KNOWN_URDF_BUGS))
-@pytest.mark.xfail(strict=True, reason="a known bug of sls/urdf.py (see KNOWN_URDF_BUGS); remove the entry once it passes")
-def test_known_urdf_bugs_are_still_bugs(tmp_path, signature):
-    model = write_model(tmp_path, "known.urdf", KNOWN_URDF_BUGS[signature])
-    run_generate(model, tmp_path, False, f"known bug {signature}")
+@pytest.mark.parametrize("signature", sorted(FIXED_URDF_BUGS))
+def test_fixed_urdf_bugs_stay_fixed(tmp_path, signature):
+    model = write_model(tmp_path, "fixed.urdf", FIXED_URDF_BUGS[signature])
+    run_generate(model, tmp_path, False, f"fixed bug {signature}")
 
 
 def test_the_mutations_change_the_files():

@@ -57,12 +57,21 @@ def _blocks(text: str) -> list[tuple[str, str, str | None]]:
     return blocks
 
 
+ASSIGNMENT = re.compile(r"([A-Z_][A-Z0-9_]*)=\$\((.*)\)")
+ENVIRONMENT_PREFIX = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
+
+
 def _commands(body: str) -> list[list[str]]:
     """The commands of a shell block to run, as argument lists (``sls`` stays the first word)."""
     commands = []
     for line in body.replace("\\\n", " ").splitlines():
         for part in line.split("&&"):
             part = part.split("  #")[0].strip()
+            assignment = ASSIGNMENT.fullmatch(part)
+            if assignment:  # NAME=$(command): run by bash, $NAME expanded in the page's later commands
+                commands.append(["=", assignment.group(1), assignment.group(2)])
+                continue
+            part = ENVIRONMENT_PREFIX.sub("", part)  # VAR=value before a skipped command
             words = shlex.split(part) if part else []
             if words and (words[0] in ("sls", "cc") or words[0].startswith("./")):
                 commands.append(words)
@@ -71,16 +80,42 @@ def _commands(body: str) -> list[list[str]]:
     return commands
 
 
+def _mask(text: str) -> str:
+    return re.sub(r" in \d+(\.\d+)? s$", " in (time) s", text.strip(), flags=re.M)
+
+
+def _close(a: str, b: str) -> bool:
+    return abs(float(a) - float(b)) <= 5e-3 * max(abs(float(b)), 1e-2)
+
+
+def _shown_line(line: str, shown: str) -> bool:
+    """One printed line against a shown line in which ``...`` stands for text left out."""
+    if "..." not in shown:
+        return _same(line, shown)
+    pieces = shown.split("...")
+    pattern = ".*".join(re.escape(NUMBER.sub("#", piece)) for piece in pieces)
+    if not re.fullmatch(pattern, NUMBER.sub("#", line)):
+        return False
+    return all(_close(a, b) for a, b in zip(NUMBER.findall(line), NUMBER.findall(pieces[0])))
+
+
 def _same(got: str, expected: str) -> bool:
-    mask = lambda s: re.sub(r" in \d+(\.\d+)? s$", " in (time) s", s.strip(), flags=re.M)  # noqa: E731
-    got, expected = mask(got), mask(expected)
+    got, expected = _mask(got), _mask(expected)
+    if "..." in expected:  # an abbreviated output: the shown lines in order, "..." where some are left out
+        printed = got.splitlines()
+        position = 0
+        for shown in expected.splitlines():
+            if shown.strip() == "...":
+                continue
+            while position < len(printed) and not _shown_line(printed[position], shown):
+                position += 1
+            if position == len(printed):
+                return False
+            position += 1
+        return True
     if NUMBER.sub("#", got) != NUMBER.sub("#", expected):
         return False
-    for a, b in zip(NUMBER.findall(got), NUMBER.findall(expected)):
-        a, b = float(a), float(b)
-        if abs(a - b) > 5e-3 * max(abs(b), 1e-2):
-            return False
-    return True
+    return all(_close(a, b) for a, b in zip(NUMBER.findall(got), NUMBER.findall(expected)))
 
 
 def _file_for(blocks: list, k: int, pattern: str) -> str | None:
@@ -95,6 +130,12 @@ def _run_shell(body: str, folder: Path, env: dict) -> str:
     output = ""
     progress = re.compile(r"^(generating \S+|simulating): \d+%")  # plain progress, on a slow machine
     for words in _commands(body):
+        if words[0] == "=":
+            done = subprocess.run(["bash", "-c", words[2]], cwd=folder, capture_output=True, text=True, env=env, timeout=60)
+            assert done.returncode == 0, f"{words[1]}=$({words[2]}) failed:\n{done.stderr}"
+            env[words[1]] = done.stdout.strip()
+            continue
+        words = [re.sub(r"\$(\w+)", lambda found: env.get(found.group(1), found.group(0)), word) for word in words]
         if words[0] == "sls":
             done = subprocess.run(sls_command() + words[1:], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
             assert "Traceback" not in done.stderr, done.stderr
