@@ -30,7 +30,8 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .generate import generate, sym_lagrangian_solver  # noqa: E402
-from .model import Model, load_example, load_python, load_toml, model_from_strings, model_from_sympy  # noqa: E402
+from .model import Model, model_from_strings, model_from_sympy  # noqa: E402
+from .readers import load_example, load_python, load_toml  # noqa: E402
 from .symbolic import Symbolic, symbolic  # noqa: E402
 from .urdf import load_urdf  # noqa: E402
 

@@ -21,20 +21,13 @@ import click
 
 from . import __version__
 from .backends import TARGETS
+from .cli_values import parse_param
 from .errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from .generate import choose, generate, progress_steps
-from .model import (
-    DEFAULT_EXAMPLE,
-    example_description,
-    example_names,
-    load_example,
-    load_python,
-    load_toml,
-    model_from_strings,
-    with_ranges,
-)
+from .model import model_from_strings, with_ranges
 from .nlink import MAX_LINKS, nlink_pendulum
 from .progress import Progress
+from .readers import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml
 from .urdf import load_urdf
 
 #: The example built by a generator rather than read from a file.
@@ -141,23 +134,6 @@ def examples_command() -> None:
         f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: "
         f"sls generate {NLINK} --n N (default {NLINK_DEFAULT})"
     )
-
-
-def parse_param(text: str) -> tuple[str, float]:
-    """Parse ``NAME=NUMBER`` (a ``--param`` value)."""
-    name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
-    if not sep or not name or not value:
-        raise UsageError(f"--param {text!r}: expected NAME=NUMBER, e.g. --param m=1.5")
-    if not (name.isascii() and name.isidentifier()):
-        raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (expected NAME=NUMBER)")
-    try:
-        number = float(value)
-    except ValueError:
-        raise UsageError(f"--param {text!r}: {value!r} is not a number (expected NAME=NUMBER)") from None
-    if not math.isfinite(number):
-        raise UsageError(f"--param {text!r}: the value must be a finite number")
-    return name, number
 
 
 def parse_range(text: str) -> tuple[str, list]:

@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from .cli_values import parse_param
 from .errors import ControlError, ExpressionError, OutputError, UsageError
 from .progress import Progress
 from .write import check_output_file, replacing
@@ -86,8 +87,6 @@ def parse_weight(text: str, size: int, option: str) -> np.ndarray:
 
 
 def _params(texts: tuple) -> dict:
-    from .cli import parse_param
-
     return dict(parse_param(p) for p in texts)
 
 

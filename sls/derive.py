@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import sympy
 
+from .calculus import diff
 from .graph import Graph, Unsupported
 from .model import Model, quadratic_terms
 
@@ -108,32 +109,6 @@ class Dynamics:
         if self.graph is None:
             return array
         return _nest(self.graph.as_sympy_list(_flat(array)), _shape_of(array))
-
-
-class _PiecewiseStep(sympy.Function):
-    """Stands for ``Heaviside(a, H0)`` while differentiating: its derivative is zero away from the switch."""
-
-    nargs = 2
-
-    def fdiff(self, argindex: int = 1) -> sympy.Expr:
-        return ZERO
-
-
-def diff(expr: sympy.Expr, s: sympy.Symbol) -> sympy.Expr:
-    """``∂expr/∂s``, with ``Heaviside`` (and so ``Max``, ``Min``) differentiated piece by piece.
-
-    sympy differentiates ``Heaviside`` into ``DiracDelta``, an impulse with no
-    numeric value. The generated Jacobians are those of the smooth pieces
-    instead (what a finite difference sees away from the switch), so
-    contact-style laws such as ``k*Max(0, -y)**2`` keep finite derivatives;
-    ``sign`` and ``abs`` keep sympy's derivatives (and are refused where they
-    give a ``DiracDelta``, see :mod:`sls.validate`).
-    """
-    if not expr.has(sympy.Heaviside):
-        return sympy.diff(expr, s)
-    steps = {h: _PiecewiseStep(*h.args) for h in expr.atoms(sympy.Heaviside)}
-    result = sympy.diff(expr.xreplace(steps), s)
-    return result.xreplace({h: sympy.Heaviside(*h.args) for h in result.atoms(_PiecewiseStep)})
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:

@@ -26,21 +26,16 @@ import difflib
 import keyword
 import math
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import SupportsFloat, SupportsIndex
 
 import sympy
 from sympy.matrices.expressions.matexpr import MatrixElement
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10 (tomli is a dependency there; type-checked only where it is installed)
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
+from . import functions
+from .calculus import diff
 from .errors import ModelError, ModelFileError, ModelTypeError, SlsError, brief
 from .expressions import CONSTANTS, FUNCTIONS, parse_expression, symbol
 
@@ -632,9 +627,7 @@ def _has_non_finite(expr: sympy.Expr) -> bool:
 
 
 def diff_piecewise(expr: sympy.Expr, s: sympy.Symbol) -> sympy.Expr:
-    """``∂expr/∂s`` as :func:`sls.derive.diff` takes it (``Heaviside`` piece by piece)."""
-    from .derive import diff  # sls.derive builds on this module
-
+    """``∂expr/∂s`` as :func:`sls.calculus.diff` takes it (``Heaviside`` piece by piece)."""
     return diff(expr, s)
 
 
@@ -1099,28 +1092,6 @@ def _time_functions(entries: list) -> tuple[dict, object]:
     return mapping, time
 
 
-def load_toml(
-    path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None
-) -> Model:
-    """Read a TOML model file (see the README for the format)."""
-    path = Path(path)
-    real_file = text is None
-    if text is None:
-        text = read_model_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
-    if "urdf" in data:  # a robot file with options: [urdf] file = "robot.urdf", floating_base = true
-        from .urdf import load_urdf_table
-
-        return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
-    model = model_from_mapping(
-        data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path)
-    )
-    return replace(model, file=str(path)) if real_file else model
-
-
 #: Keys a TOML model may have.
 MODEL_KEYS = (
     "state", "T", "V", "fric", "params", "inputs", "forces",
@@ -1188,56 +1159,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
         raise type(exc)(f"{filename}: {exc}") from None
     if chosen is None:
         return model
-    from . import functions
-
     return replace(model, functions=functions.check(model, chosen, f"{filename}: key 'functions'", ModelFileError))
-
-
-def load_python(path: str | Path) -> Model:
-    """Run a Python model file (the user's own code) and read its model.
-
-    The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
-    ``inputs``, ``forces``, ``constraints``, ``velocity_constraints``,
-    ``loads``, ``constraint_stabilization`` and ``ranges`` at module level.
-    """
-    import runpy
-
-    path = Path(path)
-    read_model_text(path)
-    folder = str(path.resolve().parent)
-    sys.path.insert(0, folder)  # like `python model.py`: modules next to the file can be imported
-    try:
-        namespace = runpy.run_path(str(path), run_name="__sls_model__")
-    except SystemExit as exc:
-        raise ModelFileError(f"{path}: the model file called exit({exc.code})") from None
-    except Exception as exc:  # the user's own code failed: say so in one line
-        raise ModelFileError(f"{path}: running the model file failed: {type(exc).__name__}: {exc}") from None
-    finally:
-        if folder in sys.path:
-            sys.path.remove(folder)
-    for key in ("T", "V", "fric", "x"):
-        if key not in namespace:
-            raise ModelFileError(f"{path}: the model file does not define '{key}' (it must define T, V, fric and x)")
-    try:
-        model = model_from_sympy(
-            namespace["T"],
-            namespace["V"],
-            namespace["fric"],
-            namespace["x"],
-            params=namespace.get("params"),
-            inputs=namespace.get("inputs"),
-            forces=namespace.get("forces"),
-            name=path.stem,
-            source=f"model file {path.name}",
-            constraints=namespace.get("constraints"),
-            velocity_constraints=namespace.get("velocity_constraints"),
-            loads=namespace.get("loads"),
-            stabilization=namespace.get("constraint_stabilization", 0.0),
-            ranges=namespace.get("ranges"),
-        )
-    except SlsError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
-    return replace(model, file=str(path))
 
 
 def safe_label(text: object, default: str) -> str:
@@ -1266,53 +1188,3 @@ def read_model_text(path: Path) -> str:
 
 # --------------------------------------------------------------------------
 # bundled examples
-
-#: The example generated by a bare ``sls generate``.
-DEFAULT_EXAMPLE = "two_link_arm"
-
-
-#: Suffixes of bundled example files: TOML models and URDF robots.
-EXAMPLE_SUFFIXES = (".toml", ".urdf")
-
-
-def example_names() -> list[str]:
-    """Names of the bundled example models, sorted."""
-    folder = resources.files("sls") / "examples"
-    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(EXAMPLE_SUFFIXES))
-
-
-def _example_file(name: str):
-    """The bundled file of example ``name`` (a ``Traversable``), or ``None``."""
-    folder = resources.files("sls") / "examples"
-    for suffix in EXAMPLE_SUFFIXES:
-        candidate = folder / f"{name}{suffix}"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def example_description(name: str) -> str:
-    """The one-line description of a bundled example: its first comment (``# ...`` or ``<!-- ... -->``)."""
-    file = _example_file(name)
-    text = file.read_text(encoding="utf-8")
-    if file.name.endswith(".urdf"):
-        start, end = text.find("<!--"), text.find("-->")
-        return " ".join(text[start + 4 : end].split()) if 0 <= start < end else ""
-    for line in text.splitlines():
-        if line.startswith("#"):
-            return line.lstrip("# ").strip()
-    return ""
-
-
-def load_example(name: str) -> Model:
-    """Load the bundled example ``name`` (see :func:`example_names`)."""
-    names = example_names()
-    if name not in names:
-        raise ModelFileError(f"unknown example '{name}' (bundled examples: {', '.join(names)})")
-    file = _example_file(name)
-    text = file.read_text(encoding="utf-8")
-    if file.name.endswith(".urdf"):
-        from .urdf import load_urdf  # sls.urdf builds on this module
-
-        return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
-    return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)

@@ -14,14 +14,15 @@ positions ``p_k``. Masses and lengths stay symbolic (keyword arguments of the
 generated functions, default 1), so one generation serves every mass and length.
 
 :func:`nlink_toml` writes the model as TOML text and :func:`nlink_pendulum`
-reads that text with :func:`sls.model.load_toml`, so the model is exactly what
+reads that text with :func:`sls.readers.load_toml`, so the model is exactly what
 the equivalent model file gives.
 """
 
 from __future__ import annotations
 
 from .errors import ModelError
-from .model import Model, load_toml
+from .model import Model
+from .readers import load_toml
 
 #: Largest n accepted (the model text must stay within the parser's length limit).
 MAX_LINKS = 30

@@ -16,7 +16,7 @@ from sls import backends, functions, lowering, render
 from sls.backends import Backend
 from sls.errors import ModelError, OutputError
 from sls.graph_print import Style
-from sls.model import load_example
+from sls.readers import load_example
 
 ROOT = Path(__file__).resolve().parents[1]
 

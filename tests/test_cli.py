@@ -47,7 +47,7 @@ def test_help(tmp_path):
 def test_examples(tmp_path):
     lines = run("examples", cwd=tmp_path).stdout.splitlines()
     names = [line.split()[0] for line in lines]
-    assert set(names) == set(sls.model.example_names()) | {"nlink"}
+    assert set(names) == set(sls.readers.example_names()) | {"nlink"}
     assert any("(default)" in line and line.startswith("two_link_arm") for line in lines)
 
 

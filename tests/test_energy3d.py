@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import random
 
+import sys
+
 import numpy as np
 import pytest
 import sympy as sp
-from conftest import build
+from conftest import REPO, build
 
-from benchmarks import energy3d
+if str(REPO) not in sys.path:  # the benchmarks package lives in the checkout, beside tests/ (not installed)
+    sys.path.insert(0, str(REPO))
+from benchmarks import energy3d  # noqa: E402
 from sls import derive
 from sls.graph import Graph
-from sls.model import load_example
+from sls.readers import load_example
 from sls.nlink import nlink_pendulum, relative_chain
 
 

@@ -20,7 +20,7 @@ from sls import functions
 from sls.cli import main
 from sls.errors import ModelError, ModelFileError
 from sls.generate import choose, progress_steps
-from sls.model import load_example, load_toml
+from sls.readers import load_example, load_toml
 
 #: A subset with a dependency (xdot_fun -> qddot_fun) and functions of three kinds.
 CHOSEN = ["xdot_fun", "tau_fun", "linearized_model", "M_jac_fun"]

@@ -45,8 +45,8 @@ import sls
 from conftest import import_package
 from sls.cli import main
 
-ROOT = Path(sls.__file__).resolve().parent.parent
-EXAMPLES = ROOT / "sls" / "examples"
+ROOT = Path(__file__).resolve().parent.parent  # the checkout (sls itself may be installed elsewhere)
+EXAMPLES = Path(sls.__file__).resolve().parent / "examples"
 DATA = ROOT / "tests" / "data"
 #: Seeds of the quick run: the models that generate in about a second.
 QUICK_TOML = ("pendulum", "cart_pole", "double_pendulum", "four_bar", "two_link_arm")

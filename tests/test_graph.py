@@ -12,7 +12,7 @@ from sls import derive
 from sls.graph import Graph, Unsupported
 from sls.graph_print import GraphPrinter, Style
 from sls.codegen import BATCH, SCALAR
-from sls.model import load_example
+from sls.readers import load_example
 from sls.nlink import nlink_pendulum, relative_chain
 
 x, y, z = sp.symbols("x y z", real=True)

@@ -34,7 +34,7 @@ octave = pytest.mark.skipif(
 
 EXAMPLES = Path(sls.__file__).resolve().parent / "examples"
 #: Bundled examples (four_bar is constrained: refused, see the last test).
-EXAMPLE_FILES = [name for name in sls.model.example_names() if name != "four_bar"]
+EXAMPLE_FILES = [name for name in sls.readers.example_names() if name != "four_bar"]
 
 
 def run_octave(script: str, cwd: Path) -> str:

@@ -22,7 +22,8 @@ from conftest import import_package, sls_env
 
 import sls
 from sls.cli import main
-from sls.model import load_python, load_toml, model_from_strings, model_from_sympy
+from sls.model import model_from_strings, model_from_sympy
+from sls.readers import load_python, load_toml
 
 MODELS = {
     "pendulum": {
@@ -180,7 +181,7 @@ def test_parameter_without_default_is_required_and_unused_ones_reported():
 
 
 def test_bundled_examples_load():
-    names = sls.model.example_names()
+    names = sls.readers.example_names()
     assert {"pendulum", "double_pendulum", "two_link_arm"} <= set(names)
     for name in names:
         model = sls.load_example(name)

@@ -136,7 +136,7 @@ def test_auto_takes_the_tree_route_for_robots_only():
     assert D.choose_method(ur5) == "tree"
     assert D.choose_method(ur5, simplify=True) == "expanded"
     assert D.derive(ur5).method == "tree"
-    pendulum = sls.model.load_example("pendulum")
+    pendulum = sls.readers.load_example("pendulum")
     assert D.choose_method(pendulum) == "expanded"
     with pytest.raises(ValueError, match="tree route needs a robot model"):
         D.derive(pendulum, method="tree")
@@ -358,7 +358,7 @@ def test_wanted_arrays_only_are_built(method):
 
 
 def test_wanted_on_the_expanded_route_skips_the_christoffel_jacobian():
-    model = sls.model.load_example("double_pendulum")
+    model = sls.readers.load_example("double_pendulum")
     lazy = D.derive(model, method="expanded", wanted={"M", "rhs"})
     assert set(lazy.arrays) == {"M", "rhs"} and lazy.coriolis_jac is None and lazy.potential_gradient_jac is None
     full = D.derive(model, method="expanded")
@@ -367,7 +367,7 @@ def test_wanted_on_the_expanded_route_skips_the_christoffel_jacobian():
 
 def test_every_array_wanted_is_the_same_as_none(tmp_path):
     """``wanted`` = all names builds the graph in the same order as ``None``: the same nodes."""
-    model = sls.model.load_example("acrobot")
+    model = sls.readers.load_example("acrobot")
     a, b = D.derive(model, method="graph"), D.derive(model, method="graph", wanted=set(D.ARRAY_NAMES))
     assert a.arrays == b.arrays and a.graph.kind == b.graph.kind and a.graph.args == b.graph.args
 

@@ -400,8 +400,8 @@ def test_joint_names_that_clash_are_refused(names, clash, tmp_path):
 
 
 def test_ur5_is_a_bundled_example():
-    assert "ur5" in sls.model.example_names()
-    assert sls.model.example_description("ur5").startswith("UR5 6-DOF arm (URDF)")
+    assert "ur5" in sls.readers.example_names()
+    assert sls.readers.example_description("ur5").startswith("UR5 6-DOF arm (URDF)")
     listing = CliRunner().invoke(main, ["examples"]).output
     assert any(line.startswith("ur5 ") for line in listing.splitlines())
     model = sls.load_example("ur5")

@@ -24,7 +24,7 @@ TARGETS = ("python", "c", "matlab")
 
 def models() -> list:
     from sls.cli import _load_named
-    from sls.model import example_names
+    from sls.readers import example_names
     from sls.nlink import nlink_pendulum
 
     result = [(f"example:{name}", lambda name=name: _load_named(name)) for name in example_names()]
