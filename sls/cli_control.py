@@ -294,7 +294,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     "plot",
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install "sls[plot]").',
+    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).',
 )
 @click.option(
     "--csv",

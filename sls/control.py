@@ -14,7 +14,7 @@ of parameter values passed as keyword arguments to the generated functions
 * :func:`discretize` — exact zero-order-hold discretization of ``(A, B)``.
 * :func:`ctrb`, :func:`controllability_rank` — the controllability matrix and its rank.
 * :func:`state_space` — the linearization as a python-control ``StateSpace``
-  (needs python-control: ``pip install "sls[control]"``).
+  (needs python-control: ``pip install control``).
 * :func:`simulate` — the nonlinear model, open or closed loop, with
   :func:`scipy.integrate.solve_ivp`; the result carries the energy.
 
@@ -599,7 +599,7 @@ def _system(A, B) -> tuple[np.ndarray, np.ndarray]:
     return A, B
 
 
-CONTROL_HINT = 'this needs python-control, which is not installed; install it with: pip install "sls[control]"'
+CONTROL_HINT = "this needs python-control, which is not installed; install it with: pip install control"
 
 
 def state_space(pkg, x, u=None, *, params: dict | None = None):
