@@ -54,7 +54,6 @@ frame), over the bodies that move.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -62,6 +61,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from .graph import Graph
+from .urdf import rpy_matrix
 
 if TYPE_CHECKING:
     from .urdf import Robot
@@ -113,7 +113,7 @@ def bodies(robot: Robot) -> tuple:
     found: list = []
     for joint in robot.joints:
         body, R, t = pose[joint.parent]
-        R_o = _matmul(R, _rpy_matrix(joint.rpy))
+        R_o = _matmul(R, rpy_matrix(joint.rpy))
         t_o = tuple(t[i] + sum(R[i][k] * joint.xyz[k] for k in range(3)) for i in range(3))
         if joint.kind not in _MOVING:
             pose[joint.child] = (body, R_o, t_o)
@@ -162,19 +162,6 @@ def bodies(robot: Robot) -> tuple:
 
 
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-
-
-def _rpy_matrix(rpy: Sequence[float]) -> tuple:
-    """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (as :mod:`sls.urdf`)."""
-    roll, pitch, yaw = rpy
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return (
-        (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
-        (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
-        (-sp, cp * sr, cp * cr),
-    )
 
 
 def _matmul(A: Sequence, B: Sequence) -> tuple:

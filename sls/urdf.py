@@ -758,7 +758,7 @@ def _inertial(link: ET.Element, name: str, where: _Where, *, check: bool = True)
     inertia = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
     origin = element.find("origin")
     com = _numbers(origin, "xyz", 3, (0.0, 0.0, 0.0), what, where)
-    rotation = _rpy_matrix(_numbers(origin, "rpy", 3, (0.0, 0.0, 0.0), what, where))
+    rotation = rpy_matrix(_numbers(origin, "rpy", 3, (0.0, 0.0, 0.0), what, where))
     if mass < 0:
         if not check:
             return None
@@ -897,7 +897,7 @@ def numeric_mass_matrix(robot: Robot, q: np.ndarray) -> np.ndarray:
     M = np.zeros((n, n))
     for joint in robot.joints:
         R, p, above = frames[joint.parent]
-        R_joint = R @ np.array(_rpy_matrix(joint.rpy))
+        R_joint = R @ np.array(rpy_matrix(joint.rpy))
         p_joint = p + R @ np.array(joint.xyz)
         axis = R_joint @ np.array(joint.axis)
         if joint.kind in MOVABLE_TYPES:
@@ -943,7 +943,7 @@ def _number(value: float) -> sympy.Expr:
     return sympy.Float(value)
 
 
-def _rpy_matrix(rpy: tuple) -> tuple:
+def rpy_matrix(rpy: tuple) -> tuple:
     """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``, as floats."""
     roll, pitch, yaw = rpy
     cr, sr = math.cos(roll), math.sin(roll)
@@ -1020,7 +1020,7 @@ def _forward(robot: Robot, names: list) -> dict:
     frames = {robot.root: (zero, zero, [sympy.Integer(0), sympy.Integer(0), sympy.Integer(1)], sympy.Integer(0), False)}
     for joint in robot.joints:
         omega, velocity, vertical, height, moves = frames[joint.parent]
-        origin = [[_number(v) for v in row] for row in _rpy_matrix(joint.rpy)]
+        origin = [[_number(v) for v in row] for row in rpy_matrix(joint.rpy)]
         offset = [_number(v) for v in joint.xyz]
         axis = [_number(v) for v in joint.axis]
         q, dq = motions.get(joint.name, (None, None, None, None))[:2]
