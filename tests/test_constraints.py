@@ -7,6 +7,8 @@ tip-force Jacobians are written out by hand.
 
 from __future__ import annotations
 
+import importlib.resources
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -188,7 +190,7 @@ def test_four_bar_conserves_energy(tmp_path, method):
 
 
 def test_baumgarte_stabilization_reduces_drift(tmp_path):
-    text = sls.model.resources.files("sls").joinpath("examples/four_bar.toml").read_text()
+    text = importlib.resources.files("sls").joinpath("examples/four_bar.toml").read_text()
     stabilized = sls.load_toml("four_bar_b.toml", text=text.replace("[params]", "constraint_stabilization = 10.0\n\n[params]"))
     assert stabilized.stabilization == 10.0
     drifts = {}

@@ -26,7 +26,7 @@ def test_package_file_list():
 
 
 def test_committed_generated_folder_is_up_to_date(tmp_path):
-    sls.generate(sls.load_example(sls.model.DEFAULT_EXAMPLE), tmp_path / "generated")
+    sls.generate(sls.load_example(sls.readers.DEFAULT_EXAMPLE), tmp_path / "generated")
     fresh = {p.name for p in (tmp_path / "generated").iterdir() if p.is_file()}
     assert fresh == set(SLS_FILES)
     committed = {p.name for p in COMMITTED.glob("*.py")}
