@@ -18,8 +18,9 @@ from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
+from . import functions
 from .errors import ModelFileError, SlsError
-from .model import Model, model_from_mapping, model_from_sympy, read_model_text
+from .model import Model, model_from_strings, model_from_sympy, read_model_text
 from .urdf import load_urdf, load_urdf_table
 
 if sys.version_info >= (3, 11):
@@ -142,3 +143,73 @@ def load_example(name: str) -> Model:
     if file.name.endswith(".urdf"):
         return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
     return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)
+
+
+#: Keys a TOML model may have.
+MODEL_KEYS = (
+    "state", "T", "V", "fric", "params", "inputs", "forces",
+    "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions", "ranges",
+)
+
+
+def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> Model:
+    """Build a model from the parsed TOML table ``data``."""
+    unknown = sorted(set(data) - set(MODEL_KEYS))
+    if unknown:
+        raise ModelFileError(f"{filename}: unknown key '{unknown[0]}' (allowed: {', '.join(MODEL_KEYS)})")
+    for key in ("state", "T", "V", "fric"):
+        if key not in data:
+            raise ModelFileError(f"{filename}: missing key '{key}'")
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{filename}: key 'params' must be a table of NAME = NUMBER")
+    for key in ("state", "inputs", "forces", "constraints", "velocity_constraints"):
+        if key in data and not isinstance(data[key], list):
+            raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
+    if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
+        raise ModelFileError(
+            f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]"
+        )
+    if "ranges" in data and not isinstance(data["ranges"], dict):
+        raise ModelFileError(f"{filename}: key 'ranges' must be a table of NAME = [LOW, HIGH] (where the model lives)")
+    stabilization = data.get("constraint_stabilization", 0.0)
+    if isinstance(stabilization, bool) or not isinstance(stabilization, (int, float)):
+        raise ModelFileError(
+            f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)"
+        )
+    if isinstance(data["fric"], (int, float)) and not isinstance(data["fric"], bool) and data["fric"] == 0:
+        data = {**data, "fric": "0"}  # fric = 0 means no friction, like fric = "0"
+    if not isinstance(data["fric"], (list, str)):
+        raise ModelFileError(f"{filename}: key 'fric' must be a list of n strings (or 0 for none)")
+    for key in ("T", "V"):
+        if not isinstance(data[key], str):
+            raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
+    chosen = data.get("functions")
+    if chosen is not None and not (isinstance(chosen, list) and all(isinstance(f, str) for f in chosen)):
+        raise ModelFileError(
+            f"{filename}: key 'functions' must be a list of generated function names, e.g. [\"qddot_fun\"]"
+        )
+    try:
+        model = model_from_strings(
+            state=data["state"],
+            T=data["T"],
+            V=data["V"],
+            fric=data["fric"],
+            params=params,
+            inputs=data.get("inputs"),
+            forces=data.get("forces"),
+            name=name,
+            source=source,
+            constraints=data.get("constraints"),
+            velocity_constraints=data.get("velocity_constraints"),
+            loads=data.get("loads"),
+            stabilization=stabilization,
+            ranges=data.get("ranges"),
+        )
+    except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
+        if str(exc).startswith(filename):
+            raise
+        raise type(exc)(f"{filename}: {exc}") from None
+    if chosen is None:
+        return model
+    return replace(model, functions=functions.check(model, chosen, f"{filename}: key 'functions'", ModelFileError))
