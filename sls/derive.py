@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import sympy
 
+from .arrays import flatten, nest, shape_of
 from .calculus import diff
 from .graph import Graph, Unsupported
 from .model import Model, quadratic_terms
@@ -108,7 +109,7 @@ class Dynamics:
         """``array`` (one of the fields) with sympy expressions as entries, on either route."""
         if self.graph is None:
             return array
-        return _nest(self.graph.as_sympy_list(_flat(array)), _shape_of(array))
+        return nest(self.graph.as_sympy_list(flatten(array)), shape_of(array))
 
 
 def mass_matrix(model: Model, simplify: bool = False) -> tuple:
@@ -256,9 +257,9 @@ def _shared(graph: Graph, arrays: dict) -> dict:
 
     Same values, fewer additions.
     """
-    flats = {key: _flat(array) for key, array in arrays.items()}
+    flats = {key: flatten(array) for key, array in arrays.items()}
     shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
-    return {key: _nest([next(shared) for _ in flat], _shape_of(arrays[key])) for key, flat in flats.items()}
+    return {key: nest([next(shared) for _ in flat], shape_of(arrays[key])) for key, flat in flats.items()}
 
 
 def acceleration_symbols(n: int) -> tuple:
@@ -538,12 +539,12 @@ def _constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> di
     k = len(A)
     return {
         "constraint": tuple(holonomic + rolling),
-        "constraint_jac": _nest(A_flat, (k, n)),
-        "constraint_jac_jac": _nest(
+        "constraint_jac": nest(A_flat, (k, n)),
+        "constraint_jac_jac": nest(
             [dA[col][r] if col < n else graph.zero for r in range(k * n) for col in range(2 * n)], (k, n, 2 * n)
         ),
         "constraint_bias": tuple(bias),
-        "constraint_bias_jac": _nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
+        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
     }
 
 
@@ -808,7 +809,7 @@ class _GraphTerms:
         M = got["M"]
         fields.update(
             model=self.model,
-            mass_matrix=_nest([e for row in M for e in row], (n, n)),
+            mass_matrix=nest([e for row in M for e in row], (n, n)),
             christoffel=None,
             friction=tuple(self.fric),
             method=self.method,
@@ -827,37 +828,37 @@ class _GraphTerms:
         )
         if "dM" in got:
             dM = got["dM"]
-            fields["mass_matrix_jac"] = _nest(
+            fields["mass_matrix_jac"] = nest(
                 [dM[col][a * n + b] if col < n else zero for a in range(n) for b in range(n) for col in range(2 * n)],
                 (n, n, 2 * n),
             )
         if "C" in got:
-            fields["coriolis"] = _nest([e for row in got["C"] for e in row], (n, n))
+            fields["coriolis"] = nest([e for row in got["C"] for e in row], (n, n))
         if "dC" in got:
             dC = got["dC"]
-            fields["coriolis_jac"] = _nest(
+            fields["coriolis_jac"] = nest(
                 [dC[k, j, col] for k in range(n) for j in range(n) for col in range(2 * n)], (n, n, 2 * n)
             )
         if "h" in got:
             fields["coriolis_force"] = tuple(got["h"])
         if "h_jac" in got:
-            fields["coriolis_force_jac"] = _nest([e for row in got["h_jac"] for e in row], (n, 2 * n))
+            fields["coriolis_force_jac"] = nest([e for row in got["h_jac"] for e in row], (n, 2 * n))
         if "phi" in got:
             fields["potential_gradient"] = tuple(got["phi"])
         if "phi_jac" in got:
-            fields["potential_gradient_jac"] = _nest([e for row in got["phi_jac"] for e in row], (n, 2 * n))
+            fields["potential_gradient_jac"] = nest([e for row in got["phi_jac"] for e in row], (n, 2 * n))
         if "fric_jac" in got:
-            fields["friction_jac"] = _nest([e for row in got["fric_jac"] for e in row], (n, 2 * n))
+            fields["friction_jac"] = nest([e for row in got["fric_jac"] for e in row], (n, 2 * n))
         if "B" in got:
             B_flat = [e for row in got["B"] for e in row]
-            fields["input_matrix"] = _nest(B_flat, (n, m))
+            fields["input_matrix"] = nest(B_flat, (n, m))
         if "dB" in got:
             dB = got["dB"]
-            fields["input_matrix_jac"] = _nest(
+            fields["input_matrix_jac"] = nest(
                 [dB[col][r] for r in range(n * m) for col in range(2 * n)], (n, m, 2 * n)
             )
         if "residual_jac" in got:
-            fields["residual_jac"] = _nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
+            fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
         return fields
 
     def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:
@@ -971,25 +972,3 @@ class _TreeTerms(_GraphTerms):
         bias = self.tree.inverse_dynamics(self.dq, self.zeros, self.gravity)
         applied = self._applied()
         return tuple(graph.sub(graph.sub(b, t), f) for b, t, f in zip(applied, bias, self.fric))
-
-
-def _nest(flat: list, shape: tuple) -> tuple:
-    """``flat`` (C order) as nested tuples of ``shape``."""
-    if len(shape) == 1:
-        return tuple(flat)
-    step = len(flat) // shape[0]
-    return tuple(_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0]))
-
-
-def _flat(array: object) -> list:
-    if isinstance(array, tuple):
-        return [e for item in array for e in _flat(item)]
-    return [array]
-
-
-def _shape_of(array: object) -> tuple:
-    shape = []
-    while isinstance(array, tuple):
-        shape.append(len(array))
-        array = array[0] if array else None
-    return tuple(shape)

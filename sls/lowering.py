@@ -30,37 +30,13 @@ from functools import partial
 import sympy
 
 from . import functions
+from .arrays import flatten, shape_of
 from .derive import Dynamics, acceleration_symbols, function_arrays
 from .graph import Graph
 from .graph_print import GraphPrinter, Style
 
 # --------------------------------------------------------------------------
 # helpers every backend uses: nested arrays and printed text
-
-
-def flatten(array: object) -> list:
-    """The entries of a nested tuple (an array of :mod:`sls.derive`) in C order."""
-    if isinstance(array, tuple):
-        return [e for item in array for e in flatten(item)]
-    return [array]
-
-
-def shape_of(array: object) -> tuple:
-    """The shape of a nested tuple (``()`` for a single entry)."""
-    shape = []
-    while isinstance(array, tuple):
-        shape.append(len(array))
-        array = array[0] if array else None
-    return tuple(shape)
-
-
-def unravel(position: int, shape: tuple) -> tuple:
-    """The index (0-based, one per axis) of entry ``position`` of a row-major array of ``shape``."""
-    index = []
-    for size in reversed(shape):
-        index.append(position % size)
-        position //= size
-    return tuple(reversed(index))
 
 
 def strip_parens(text: str) -> str:

@@ -18,6 +18,7 @@ from conftest import REPO, build
 if str(REPO) not in sys.path:  # the benchmarks package lives in the checkout, beside tests/ (not installed)
     sys.path.insert(0, str(REPO))
 from benchmarks import energy3d  # noqa: E402
+from sls import arrays
 from sls import derive
 from sls.graph import Graph
 from sls.readers import load_example
@@ -61,7 +62,7 @@ def _arrays(model, regroup: bool, monkeypatch) -> tuple:
     d = derive.derive(model, method="graph", wanted={"M", "rhs", "residual_jac", "phi"})
     monkeypatch.undo()
     names = ("M", "rhs", "residual_jac", "phi")
-    flat = [derive._flat(d.arrays[k]) for k in names]
+    flat = [arrays.flatten(d.arrays[k]) for k in names]
     outputs = [e for group in flat for e in group]
     g = d.graph
     by_name = {g.payload[n].name: g.payload[n] for n in g.reachable(outputs) if g.kind[n] == "sym"}

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from sls import arrays
 from sls import lowering
 from sls.backends.matlab.code import matlab_path
 from sls.backends.python.printer import SCALAR_PATH
@@ -29,7 +30,7 @@ RHS = (sp.sin(a) * c, b - c, a * b * c + 1)
 def numeric(array) -> np.ndarray:
     """``array`` (nested tuples of sympy expressions) at :data:`POINT`."""
     values = {a: POINT["a"], b: POINT["b"], c: POINT["c"]}
-    return np.array(sp.Matrix(array).subs(values).evalf(), dtype=float).reshape(lowering.shape_of(array))
+    return np.array(sp.Matrix(array).subs(values).evalf(), dtype=float).reshape(arrays.shape_of(array))
 
 
 def run(ops: list, scope: dict) -> dict:
@@ -51,11 +52,11 @@ def value_of(value: lowering.Value, scope: dict) -> float:
 
 def test_array_helpers_agree_with_numpy():
     nested = tuple(tuple(tuple(100 * i + 10 * j + k for k in range(4)) for j in range(3)) for i in range(2))
-    assert lowering.shape_of(nested) == (2, 3, 4) and lowering.shape_of(7) == ()
-    flat = lowering.flatten(nested)
+    assert arrays.shape_of(nested) == (2, 3, 4) and arrays.shape_of(7) == ()
+    flat = arrays.flatten(nested)
     assert flat == list(np.array(nested).ravel())
     for position in range(24):
-        assert lowering.unravel(position, (2, 3, 4)) == tuple(int(i) for i in np.unravel_index(position, (2, 3, 4)))
+        assert arrays.unravel(position, (2, 3, 4)) == tuple(int(i) for i in np.unravel_index(position, (2, 3, 4)))
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ import pytest
 import sympy
 
 import sls
+from sls import arrays
 from sls import derive as D
 from sls import rigid_body
 from sls.model import build_model
@@ -90,9 +91,9 @@ def _evaluator(d: D.Dynamics, names: list):
     symbols = list(model.state) + list(model.inputs) + list(D.acceleration_symbols(model.n)) + [sympy.Symbol("g", real=True)]
     symbols += [sympy.Symbol(name, real=True) for name in others]
     defaults = [model.params[name] for name in others]
-    flats = {name: D._flat(d.arrays[name]) for name in names}
+    flats = {name: arrays.flatten(d.arrays[name]) for name in names}
     evaluate = d.graph.evaluator([e for flat in flats.values() for e in flat], symbols)
-    shapes = {name: D._shape_of(d.arrays[name]) for name in names}
+    shapes = {name: arrays.shape_of(d.arrays[name]) for name in names}
 
     def values(x, u, a, g=GRAVITY) -> dict:
         flat = iter(evaluate([*x, *u, *a, g, *defaults]))

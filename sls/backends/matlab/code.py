@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import sympy
 from sympy.printing.octave import OctaveCodePrinter
 
-from ... import functions, lowering
+from ... import arrays, functions, lowering
 from ...errors import brief
 from ...graph_print import POW, Style
 
@@ -140,7 +140,7 @@ def matlab_path(names: dict) -> lowering.Path:
 
 def _index(shape: tuple, flat: int) -> str:
     """MATLAB subscripts (1-based) of row-major entry ``flat`` of an array of ``shape``."""
-    return ", ".join(str(k + 1) for k in lowering.unravel(flat, shape))
+    return ", ".join(str(k + 1) for k in arrays.unravel(flat, shape))
 
 
 def _zeros(shape: tuple) -> str:

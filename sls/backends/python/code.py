@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of, unravel
+from ...arrays import unravel
+from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
 
 _MATH = re.compile(r"(?<![\w.])math\.")
 
