@@ -177,6 +177,16 @@ def register(group: click.Group) -> None:
     group.add_command(simulate_command)
 
 
+#: ``--param NAME=VALUE`` of both control commands.
+_PARAM_OPTION = click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter value passed to the generated functions, repeatable.",
+)
+
+
 @click.command("lqr")
 @click.argument("package_dir", metavar="DIR")
 @click.option(
@@ -208,13 +218,7 @@ def register(group: click.Group) -> None:
     metavar="WEIGHT",
     help="Input weight: a number, m diagonal entries, or rows separated by ';'.",
 )
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Parameter value passed to the generated functions, repeatable.",
-)
+@_PARAM_OPTION
 @click.option(
     "--save",
     "save",
@@ -282,13 +286,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     metavar="FILE",
     help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
 )
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Parameter value passed to the generated functions, repeatable.",
-)
+@_PARAM_OPTION
 @click.option(
     "--plot",
     "plot",
