@@ -201,40 +201,28 @@ def solve_spd(M, rhs, x):
 
     ``M`` has shape (..., n, n) and ``rhs`` (..., n, k). Raises
     ``numpy.linalg.LinAlgError`` naming the (first offending) state when some
-    ``M`` is not positive definite.
+    ``M`` is not positive definite, or passes the factorization but is exactly
+    singular (e.g. at a parametrization's singularity).
     """
     try:
         np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        if M.ndim > 2:
-            ok = np.array([_is_positive_definite(block) for block in M.reshape((-1,) + M.shape[-2:])])
-            first = int(np.argmin(ok))
-            raise singular(np.broadcast_to(x, M.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])[first]) from None
-        raise singular(x) from None
-    try:
         return np.linalg.solve(M, rhs)
-    except np.linalg.LinAlgError:  # a factor that passed but is exactly singular (e.g. a parametrization's singularity)
-        if M.ndim > 2:
-            ok = np.array([_is_solvable(block) for block in M.reshape((-1,) + M.shape[-2:])])
-            first = int(np.argmin(ok))
-            raise singular(np.broadcast_to(x, M.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])[first]) from None
-        raise singular(x) from None
-
-
-def _is_positive_definite(block):
-    try:
-        np.linalg.cholesky(block)
     except np.linalg.LinAlgError:
-        return False
-    return True
+        raise singular(_first_failing(M, x)) from None
 
 
-def _is_solvable(block):
-    try:
-        np.linalg.solve(block, np.zeros(block.shape[-1]))
-    except np.linalg.LinAlgError:
-        return False
-    return True
+def _first_failing(M, x):
+    """The state of the first block of ``M`` that cannot be factored or solved (``x`` itself for one state)."""
+    if M.ndim == 2:
+        return x
+    states = np.broadcast_to(x, M.shape[:-2] + x.shape[-1:]).reshape(-1, x.shape[-1])
+    for k, block in enumerate(M.reshape((-1,) + M.shape[-2:])):
+        try:
+            np.linalg.cholesky(block)
+            np.linalg.solve(block, np.zeros(block.shape[-1]))
+        except np.linalg.LinAlgError:
+            return states[k]
+    return states[0]
 
 
 #: Batches are evaluated in blocks of this many states, so the temporaries stay in cache.
