@@ -267,7 +267,8 @@ class SolveProgram:
     entries depending on ``q̈``) and ``tail`` (the solves of ``A`` and ``B``).
     Without the unrolled factorization the target solves ``q̈`` from
     ``values`` itself, binds ``accelerations``, runs ``late`` and solves
-    ``A = −M⁻¹ residual_jac``, ``B = M⁻¹ B_u``.
+    ``A = −M⁻¹ residual_jac``, ``B = M⁻¹ B_u``. ``ldl`` holds the unrolled
+    factor for a target that solves ``A`` and ``B`` in loops (the C target).
     """
 
     lines: list
@@ -280,6 +281,10 @@ class SolveProgram:
     accelerations: list = field(default_factory=list)
     late: list = field(default_factory=list)
     tail: list = field(default_factory=list)
+    #: The unrolled factor's values: ``(L, reciprocal)``, ``L[i, j]`` (``i > j``) below the unit diagonal and
+    #: the reciprocal pivots ``1/D`` (empty when not unrolled); a target may solve ``A`` and ``B`` with them
+    #: in loops instead of running ``tail``.
+    ldl: tuple = ()
 
     @property
     def phased(self) -> bool:
@@ -422,7 +427,7 @@ def _entry_values(
     return values
 
 
-def _negated(value: Value) -> Value:
+def negated(value: Value) -> Value:
     """``−value`` for a float constant or a name (then an expression text)."""
     return -value if isinstance(value, float) else f"-{value}"
 
@@ -466,7 +471,7 @@ def _phased_tail(emit: _Emitter, values: dict, L: dict, reciprocal: list) -> dic
     A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
     for col in range(2 * n):
         for a, value in enumerate(
-            _solve(emit, L, reciprocal, [_negated(J[a * 2 * n + col]) for a in range(n)], str(col))
+            _solve(emit, L, reciprocal, [negated(J[a * 2 * n + col]) for a in range(n)], str(col))
         ):
             A_rows[a][col] = value
     B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
@@ -548,6 +553,7 @@ def lower_solve(
                     tail=emit.ops,
                     accelerations=accelerations,
                     late=late_ops,
+                    ldl=(L, reciprocal),
                 )
             )
             continue

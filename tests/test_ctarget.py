@@ -301,9 +301,10 @@ def _defined(text: str, prefix: str) -> set:
 
 
 def test_library_units_split_the_functions_by_role(tmp_path, monkeypatch):
-    """The package's library compiles every function of the standalone file exactly once: the solving
-    functions optimized in one unit, the Jacobians in their own (cheaply compiled) unit, the rest in a third;
-    units with nothing to compile are left out. The C-backed values are checked against the Python target."""
+    """The package's library compiles every function of the standalone file exactly once: linearized_model
+    in a unit of its own, the other solving functions optimized in one unit, the Jacobians in their own
+    (cheaply compiled) unit, the rest in a fourth; units with nothing to compile are left out. The C-backed
+    values are checked against the Python target."""
     builds = _compiled_units(monkeypatch)
     model = sls.load_example("cart_pole")
     py, c = build_pair(model, tmp_path)
@@ -313,10 +314,11 @@ def test_library_units_split_the_functions_by_role(tmp_path, monkeypatch):
     defined = {name: _defined(text, "cart_pole") for name, (_, text) in library.items()}
     standalone = _defined((tmp_path / "c" / "c" / "cart_pole.c").read_text(), "cart_pole")
     assert sorted(f for names in defined.values() for f in names) == sorted(standalone)
-    assert {"qddot_fun", "qddot_fun_batch", "linearized_model", "linearized_model_batch", "xdot_fun"} == defined["c/_solve.c"]
+    assert {"qddot_fun", "qddot_fun_batch", "xdot_fun"} == defined["c/_solve.c"]
+    assert {"linearized_model", "linearized_model_batch"} == defined["c/_linearize.c"]
     assert {f for f in standalone if f.endswith("_jac_fun")} == defined["c/_jac.c"]
     assert {"M_fun", "C_fun", "tau_fun"} <= defined["c/_eval.c"]
-    for name in ("c/_solve.c", "c/_eval.c"):
+    for name in ("c/_linearize.c", "c/_solve.c", "c/_eval.c"):
         assert library[name][0] and library[name][0][-1] != "-O0", f"{name} is compiled without optimization"
     rng = np.random.default_rng(3)
     system = systems()["cart_pole"]

@@ -76,8 +76,11 @@ LIBRARY_FLAGS = ["-fPIC", "-fvisibility=hidden"]
 #: Measured on the 7-DOF iiwa (docs/c-target.md, "Compile time"): ``-O2`` makes the straight-line code
 #: no faster than ``-O1`` at about 1.6 times its compile time; the Jacobians (``C_jac_fun`` alone is
 #: half the code of a robot arm) compile at ``-O0``, 4 times faster than ``-O2``, and run about half as fast.
+#: ``linearized_model`` has a unit of its own: with GCC on x86-64 its parts are also built for AVX2 and FMA
+#: at ``-O2`` (``<PREFIX>_CLONES`` in ``templates/c/model.c.j2``), the longest compile of the library.
 UNITS = {
-    "c/_solve.c": "-O1",  # the solving functions (qddot_fun, linearized_model, xdot_fun) and their batch loops
+    "c/_linearize.c": "-O1",  # linearized_model and its batch loop
+    "c/_solve.c": "-O1",  # the other solving functions (qddot_fun, xdot_fun) and their batch loops
     "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
 }
@@ -85,6 +88,8 @@ UNITS = {
 
 def unit_of(name: str, solve: bool) -> str:
     """The translation unit (a key of :data:`UNITS`) compiling generated function ``name``."""
+    if name == "linearized_model":
+        return "c/_linearize.c"
     if solve or functions.BY_NAME[name].uses:
         return "c/_solve.c"
     return "c/_jac.c" if name.endswith("_jac_fun") else "c/_eval.c"
@@ -170,7 +175,8 @@ class CBackend(Backend):
         from .code import c_function, solve_body
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
-        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m), failure)
+        prefix = self._names(model)[0]
+        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m, prefix), failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from .code import c_function, xdot_body

@@ -124,8 +124,32 @@ class CallQddot:
     offset: int
 
 
+@dataclass(frozen=True)
+class SolveRows:
+    """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
+    ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m texts, row by row), then ``Z`` into the lower rows of
+    ``A`` and ``B``.
+
+    ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
+    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D``, as texts (names or float literals).
+    ``callee`` is the file's helper (``<prefix>_solve_rows``), whose loops over a row's columns compilers
+    vectorize.
+    """
+
+    callee: str
+    n: int
+    m: int
+    lower: tuple[str, ...]
+    reciprocal: tuple[str, ...]
+    rhs: tuple[str, ...]
+
+    def texts(self) -> tuple[str, ...]:
+        """Every value the statement reads."""
+        return self.lower + self.reciprocal + self.rhs
+
+
 #: A statement of a C function body.
-Statement = Let | Check | Fail | Store | Zeros | CallQddot
+Statement = Let | Check | Fail | Store | Zeros | CallQddot | SolveRows
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
@@ -144,10 +168,33 @@ def line(statement: Statement, failure: str) -> str:
         return f"{statement.array}[{statement.index}] = {statement.value};"
     if isinstance(statement, Zeros):
         return f"for (size_t k = 0; k < {statement.size}; ++k) {statement.array}[k] = 0.0;"
+    if isinstance(statement, SolveRows):
+        return _solve_rows_lines(statement)
     return (
         f"{{ const int status = {statement.callee}(x, u, p, out + {statement.offset}); "
         "if (status != 0) return status; }"
     )
+
+
+def _solve_rows_lines(statement: SolveRows) -> str:
+    """A :class:`SolveRows` as a block of C (lines after the first indented for a function body)."""
+    n, m = statement.n, statement.m
+    cols = 2 * n + m
+    rows = ",\n            ".join("{" + ", ".join(statement.rhs[i * cols : (i + 1) * cols]) + "}" for i in range(n))
+    lines = [
+        "{",
+        f"    const double _lower[{max(len(statement.lower), 1)}] = {{{', '.join(statement.lower) or '0.0'}}};",
+        f"    const double _reciprocal[{n}] = {{{', '.join(statement.reciprocal)}}};",
+        f"    double _R[{n}][{cols}] = {{\n            {rows}\n        }};",
+        "    int _i, _c;",
+        f"    {statement.callee}(_lower, _reciprocal, _R);",
+        f"    for (_i = 0; _i < {n}; ++_i) {{",
+        f"        for (_c = 0; _c < {2 * n}; ++_c) A[({n} + _i)*{2 * n} + _c] = _R[_i][_c];",
+    ]
+    if m:
+        lines.append(f"        for (_c = 0; _c < {m}; ++_c) B[({n} + _i)*{m} + _c] = _R[_i][{2 * n} + _c];")
+    lines += ["    }", "}"]
+    return "\n    ".join(lines)
 
 
 def defines(statement: Statement) -> str | None:
@@ -165,6 +212,8 @@ def uses(statement: Statement) -> list[str]:
         return _IDENTIFIER.findall(statement.value)
     if isinstance(statement, CallQddot):
         return ["x", "u", "p"]
+    if isinstance(statement, SolveRows):
+        return [name for text in statement.texts() for name in _IDENTIFIER.findall(text)]
     return []
 
 
@@ -172,12 +221,14 @@ def writes(statement: Statement) -> str | None:
     """The argument array a statement writes into, if any."""
     if isinstance(statement, (Store, Zeros)):
         return statement.array
+    if isinstance(statement, SolveRows):
+        return "A"
     return "out" if isinstance(statement, CallQddot) else None
 
 
 def calls(statement: Statement) -> set[str]:
     """The functions a statement calls."""
-    if isinstance(statement, CallQddot):
+    if isinstance(statement, (CallQddot, SolveRows)):
         return {statement.callee}
     if isinstance(statement, (Let, Store)):
         return set(_CALL.findall(statement.value))
@@ -196,6 +247,11 @@ def _renamed(statement: Statement, renames: dict[str, str]) -> Statement:
         return Check(sub(statement.pivot))
     if isinstance(statement, Store):
         return Store(statement.array, statement.index, sub(statement.value))
+    if isinstance(statement, SolveRows):
+        lower, reciprocal, rhs = (
+            tuple(sub(t) for t in texts) for texts in (statement.lower, statement.reciprocal, statement.rhs)
+        )
+        return SolveRows(statement.callee, statement.n, statement.m, lower, reciprocal, rhs)
     return statement
 
 
@@ -361,20 +417,50 @@ def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
     return [*lowered.printed.lines, *_fill("out", values)]
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int) -> list[Statement]:
+def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
     """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a :class:`~sls.lowering.Check`
-    fails when a pivot is ≤ 0), solves, outputs."""
+    fails when a pivot is ≤ 0), solves, outputs.
+
+    A phased ``linearized_model`` (the graph and tree routes) stores its right-hand sides ``−∂r/∂x`` and
+    ``B_u`` into the lower rows of ``A`` and ``B`` and solves them there in loops (:class:`SolveRows`,
+    the helper ``<prefix>_solve_rows``) rather than unrolled: 2n + m columns of straight-line
+    substitutions are most of the function on a robot arm, and a loop over a row's columns vectorizes.
+    """
     statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
+    rows = name == "linearized_model" and program.phased and bool(program.ldl) and bool(prefix)
     if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
         qddot = program.results["qddot"]
         statements += [Let(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
-        statements += [*program.late, *program.tail]
+        statements += [*program.late, *([] if rows else program.tail)]
     if name == "qddot_fun":
         return statements + _fill("out", [text_of(v) for v in program.results["qddot"]])
+    if rows:
+        J, B_u = program.values["residual_jac"], program.values["B_u"]
+        rhs = [
+            _nonzero_text(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
+            for a in range(n)
+            for col in range(2 * n + m)
+        ]
+        L, reciprocal = program.ldl
+        solve = SolveRows(
+            f"{prefix}_solve_rows",
+            n,
+            m,
+            tuple(text_of(L[i, j]) for i in range(n) for j in range(i)),
+            tuple(text_of(r) for r in reciprocal),
+            tuple(rhs),
+        )
+        upper_A = [("1.0" if col == n + a else "0.0") for a in range(n) for col in range(2 * n)]
+        return statements + _fill("A", upper_A) + _fill("B", ["0.0"] * (n * m)) + [solve]
     A_rows, B_rows = program.results["A"], program.results["B"]
     A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
     return statements + _fill("A", [text_of(v) for v in A]) + _fill("B", [text_of(v) for v in B])
+
+
+def _nonzero_text(value: lowering.Value) -> str:
+    """A value as text, a zero constant of either sign as ``0.0``."""
+    return "0.0" if value == 0.0 else text_of(value)
 
 
 def xdot_body(prefix: str, n: int) -> list[Statement]:
@@ -431,7 +517,7 @@ def lane_kernel(code: CFunction, prefix: str) -> Lanes | None:
     if len(code.parts) > 1 or len(code.statements) > LANE_LINES:
         return None
     called = set().union(*(calls(s) for s in code.statements))
-    if not called <= {"sin", "cos"}:
+    if not called <= {"sin", "cos"} or any(isinstance(s, SolveRows) for s in code.statements):
         return None
     lines: list[str] = []
     stores: dict[int, list[int]] = {}
@@ -508,6 +594,7 @@ class CSpec:
     pointers: list[str]
     doc: str
     wrapper: bool
+    solve_rows: bool = False
 
 
 def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
@@ -530,6 +617,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
     def bound(statements: list[Statement], extra: tuple = (), source: str = "{argument}[{k}]") -> Bound:
         """A part's argument binding: ``const double`` locals for the names it uses, ``(void)`` for unused pointers."""
         used = {name for s in statements for name in uses(s)} | {w for s in statements if (w := writes(s))}
+        used |= {"B" for s in statements if isinstance(s, SolveRows) and s.m}
         bindings, taken = [], set()
         for argument in arguments + ["p"]:
             for k, symbol in enumerate(symbols[argument]):
@@ -575,6 +663,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         pointers=pointers,
         doc=c_string(doc),
         wrapper=function.uses is not None,
+        solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
     )
 
 
