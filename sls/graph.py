@@ -58,6 +58,8 @@ class Graph:
         self._bits: dict = {}
         self._partials: dict = {}
         self._numbers: set = set()
+        #: per number node: 0 (the value is zero), 1 (one) or 2 (anything else)
+        self._unit: dict = {}
         self._node_partials: dict = {}
         self.zero = self.number(sympy.Integer(0))
         self.one = self.number(sympy.Integer(1))
@@ -88,8 +90,9 @@ class Graph:
         """A constant node (a sympy number, or a constant such as ``pi``)."""
         value = sympy.sympify(value)
         node = self._node(_NUM, (), value)
-        if value.is_Number:
+        if value.is_Number and node not in self._numbers:
             self._numbers.add(node)
+            self._unit[node] = 0 if value == 0 else 1 if value == 1 else 2
         return node
 
     def symbol(self, symbol: sympy.Symbol) -> int:
@@ -104,15 +107,23 @@ class Graph:
         """``Σ terms``: constants summed, zeros dropped, equal terms counted."""
         numbers = self._numbers
         constant = None
+        constant_node = None  # the one number term, reused as is
         counts: dict = {}
         for t in terms:
             if t in numbers:
-                constant = self.payload[t] if constant is None else constant + self.payload[t]
+                if constant is None:
+                    constant, constant_node = self.payload[t], t
+                else:
+                    constant, constant_node = constant + self.payload[t], None
             else:
                 counts[t] = counts.get(t, 0) + 1
         items = [t if c == 1 else self.mul((self.number(c), t)) for t, c in counts.items()]
-        if constant is not None and constant != 0:
-            items.append(self.number(constant))
+        if constant is not None:
+            if constant_node is not None:
+                if self._unit[constant_node] != 0:
+                    items.append(constant_node)
+            elif constant != 0:
+                items.append(self.number(constant))
         if not items:
             return self.zero
         if len(items) == 1:
@@ -124,17 +135,28 @@ class Graph:
         """``Π factors``: constants multiplied, ones dropped, zero absorbing."""
         numbers = self._numbers
         constant = None
+        constant_node = None  # the one number factor, reused as is
         items = []
         for f in factors:
             if f in numbers:
-                constant = self.payload[f] if constant is None else constant * self.payload[f]
+                if constant is None:
+                    constant, constant_node = self.payload[f], f
+                else:
+                    constant, constant_node = constant * self.payload[f], None
             else:
                 items.append(f)
         if constant is not None:
-            if constant == 0:
-                return self.zero
-            if constant != 1:
-                items.append(self.number(constant))
+            if constant_node is not None:
+                unit = self._unit[constant_node]
+                if unit == 0:
+                    return self.zero
+                if unit != 1:
+                    items.append(constant_node)
+            else:
+                if constant == 0:
+                    return self.zero
+                if constant != 1:
+                    items.append(self.number(constant))
         if not items:
             return self.one
         if len(items) == 1:

@@ -67,6 +67,31 @@ class Style:
     local: Callable[[str], str] = _same
 
 
+#: What printing a set of outputs takes, whatever the style: the nodes in evaluation order and those bound
+#: to temporaries (used more than once, or nested deeper than :data:`MAX_INLINE_DEPTH`).
+Plan = tuple[list[int], set[int]]
+
+
+def make_plan(g: Graph, outputs: Sequence[int]) -> Plan:
+    """The :data:`Plan` of printing ``outputs``."""
+    order = g.reachable(outputs)
+    uses: Counter = Counter(outputs)
+    for node in order:
+        uses.update(g.args[node])
+    depth: dict[int, int] = {}
+    named: set[int] = set()
+    for node in order:
+        if g.kind[node] in ("sym", "num"):
+            depth[node] = 0
+            continue
+        d = 1 + max((depth[a] for a in g.args[node]), default=0)
+        if uses[node] > 1 or d > MAX_INLINE_DEPTH:
+            named.add(node)
+            d = 0
+        depth[node] = d
+    return order, named
+
+
 class GraphPrinter:
     """Print graph nodes for one :class:`Style` (see the module docstring)."""
 
@@ -83,34 +108,28 @@ class GraphPrinter:
         return [f"{name} = {text}" for name, text in temporaries], texts
 
     def phased_program(
-        self, outputs: Sequence[int], late_mask: int, prefix: str = "_g"
+        self, outputs: Sequence[int], late_mask: int, prefix: str = "_g", plan: Plan | None = None
     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
         """``(temporaries, late, texts)``: the shared temporaries as ``(name, text)`` pairs in evaluation
         order, each output's text, and apart from them (``late``) the temporaries depending on the symbols
         of ``late_mask`` (a :meth:`~sls.graph.Graph.mask`), to be bound once those symbols have values;
-        ``temporaries`` never read them."""
+        ``temporaries`` never read them. ``plan``: :func:`make_plan` of ``outputs``, when already made (it does
+        not depend on the style)."""
         g = self.graph
-        order = g.reachable(outputs)
-        uses: Counter = Counter(outputs)
-        for node in order:
-            for a in g.args[node]:
-                uses[a] += 1
+        order, named = plan if plan is not None else make_plan(g, outputs)
         printed: dict[int, tuple[str, int]] = {}
-        depth: dict[int, int] = {}
         lines: list[tuple[str, str]] = []
         late: list[tuple[str, str]] = []
         count = 0
+        node_text = self._node
         for node in order:
-            text, prec = self._node(node, printed)
-            kind = g.kind[node]
-            d = 0 if kind in ("sym", "num") else 1 + max((depth[a] for a in g.args[node]), default=0)
-            if kind not in ("sym", "num") and (uses[node] > 1 or d > MAX_INLINE_DEPTH):
+            text, prec = node_text(node, printed)
+            if node in named:
                 name = self.style.local(f"{prefix}{count}")
                 count += 1
                 (late if g.deps[node] & late_mask else lines).append((name, text))
-                text, prec, d = name, ATOM, 0
+                text, prec = name, ATOM
             printed[node] = (text, prec)
-            depth[node] = d
         return lines, late, [printed[o][0] for o in outputs]
 
     # ------------------------------------------------------------------

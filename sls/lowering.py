@@ -33,7 +33,7 @@ from . import functions
 from .arrays import flatten, shape_of
 from .derive import Dynamics, acceleration_symbols, function_arrays
 from .graph import Graph
-from .graph_print import GraphPrinter, Style
+from .graph_print import GraphPrinter, Style, make_plan
 
 # --------------------------------------------------------------------------
 # helpers every backend uses: nested arrays and printed text
@@ -194,11 +194,12 @@ class GraphReducer:
         constants = [float(g.payload[e]) if g.is_number(e) else None for e in entries]
         late_entries = [bool(g.deps[e] & late_mask) for e in entries]
         result = []
+        plan = make_plan(g, entries)
         for path in paths:
             printer = self._printers.get(id(path.style))
             if printer is None:
                 printer = self._printers[id(path.style)] = (path.style, GraphPrinter(g, path.style))
-            lines, late_lines, texts = printer[1].phased_program(entries, late_mask)
+            lines, late_lines, texts = printer[1].phased_program(entries, late_mask, plan=plan)
             if path.float_entries:
                 texts = [
                     text if g.deps[e] & mask or c is not None else f"float({text})"

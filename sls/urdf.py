@@ -238,9 +238,10 @@ def load_urdf(
     robot = parse_urdf(text, filename, floating_base=floating_base)
     names = state_names(robot, filename)
     parameters = friction_parameters(robot)
-    inputs, forces = input_map(robot, names)
+    frames = _forward(robot, names)
+    inputs, forces = input_map(robot, names, frames)
     _check_generated_names(robot, names, parameters, inputs, filename)
-    T, V, fric = energies(robot, names)
+    T, V, fric = energies(robot, names, frames)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
     actuated = not robot.bases
@@ -407,15 +408,19 @@ def friction_parameters(robot: Robot) -> dict:
     return params
 
 
-def input_map(robot: Robot, names: list) -> tuple:
+def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     """``(input names, generalized forces)``: ``tau_<joint>`` on each coordinate outside a base, and each
     base's body wrench mapped by ``Jᵀ`` (the virtual power ``F·v + M·ω`` of the wrench on its link,
-    differentiated by the rates). Inputs in tree order (a base's wrench where its chain starts)."""
+    differentiated by the rates). Inputs in tree order (a base's wrench where its chain starts).
+    ``frames``: the robot's forward pass (:func:`_forward`), when already computed."""
     n = len(robot.movable)
     dq = [symbol(s) for s in names[n:]]
     in_base = {j: base for base in robot.bases for j in base.joints}
     inputs, forces = [], [sympy.Integer(0)] * n
-    twists = _link_twists(robot, names) if robot.bases else {}
+    if robot.bases:
+        twists = {link: frame[:2] for link, frame in (frames or _forward(robot, names)).items()}
+    else:
+        twists = {}
     started = set()
     for k, joint in enumerate(robot.movable):
         base = in_base.get(joint.name)
@@ -1045,13 +1050,9 @@ def _to_child(origin: list, rotation: list | None, vector: list) -> list:
     return vector if rotation is None else _transpose_times(rotation, vector)
 
 
-def _link_twists(robot: Robot, names: list) -> dict:
-    """Per link: ``(ω, v)`` in its own frame (linear in the rates)."""
-    return {link: frame[:2] for link, frame in _forward(robot, names).items()}
-
-
-def energies(robot: Robot, names: list) -> tuple:
-    """``(T, V, fric)`` of ``robot`` with the coordinates named ``names`` (q then q̇).
+def energies(robot: Robot, names: list, frames: dict | None = None) -> tuple:
+    """``(T, V, fric)`` of ``robot`` with the coordinates named ``names`` (q then q̇); ``frames``: its
+    forward pass (:func:`_forward`), when already computed.
 
     ``fric[k]`` is the friction on coordinate ``k``: ``damping_<j>·r + friction_<j>·tanh(r/friction_velocity)``
     of each joint ``j`` that moves with it (itself and its mimic joints, ``r`` the joint's own rate),
@@ -1059,7 +1060,7 @@ def energies(robot: Robot, names: list) -> tuple:
     """
     n = len(robot.movable)
     g = symbol("g")
-    frames = _forward(robot, names)
+    frames = frames or _forward(robot, names)
     kinetic, potential = [], []
     for joint in robot.joints:
         inertial = robot.inertials[joint.child]
