@@ -145,6 +145,14 @@ class Graph:
                     constant, constant_node = constant * self.payload[f], None
             else:
                 items.append(f)
+        if constant is not None and len(items) == 1 and self.kind[items[0]] == _MUL:
+            # c·(d·y) is (c d)·y: one multiplication fewer
+            inner = self.args[items[0]]
+            scales = [a for a in inner if a in numbers]
+            if scales:
+                (scale,) = scales
+                constant, constant_node = constant * self.payload[scale], None
+                items = [a for a in inner if a != scale]
         if constant is not None:
             if constant_node is not None:
                 unit = self._unit[constant_node]
