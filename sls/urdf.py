@@ -97,7 +97,6 @@ from pathlib import Path
 
 import numpy as np
 import sympy
-from sympy.core.parameters import distribute
 
 from .errors import ModelError, ModelFileError, SlsError
 from .expressions import symbol
@@ -239,13 +238,10 @@ def load_urdf(
     robot = parse_urdf(text, filename, floating_base=floating_base)
     names = state_names(robot, filename)
     parameters = friction_parameters(robot)
-    # Numbers are not spread over sums (sympy's default): every link's velocity is a sum, and a
-    # float rotation entry times it would multiply out each level's terms again (twice as fast).
-    with distribute(False):
-        frames = _forward(robot, names)
-        inputs, forces = input_map(robot, names, frames)
-        T, V, fric = energies(robot, names, frames)
+    frames = _forward(robot, names)
+    inputs, forces = input_map(robot, names, frames)
     _check_generated_names(robot, names, parameters, inputs, filename)
+    T, V, fric = energies(robot, names, frames)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
     actuated = not robot.bases
