@@ -604,3 +604,20 @@ def test_robot_linearization_with_and_without_clones(tmp_path):
         assert lines["status"] == ["0"], defines
         agree(np.array([float(v) for v in lines["A"]]), A.ravel(), f"A {defines}")
         agree(np.array([float(v) for v in lines["B"]]), B.ravel(), f"B {defines}")
+
+
+def test_keyword_names_match_interned_or_not(tmp_path):
+    """The extension matches keyword names by identity (interned strings, the usual case) and by text
+    otherwise: a parameter, ``x`` and ``u`` given under names built at run time are still theirs."""
+    model = sls.load_example("cart_pole")
+    py, c = build_pair(model, tmp_path)
+    x, u = np.array([0.3, -0.2, 0.5, 1.5]), np.array([2.0])
+    name = next(iter(py.PARAMS))
+    built = "".join(list(name))  # equal text, another string object
+    assert built == name and built is not name
+    want = py.qddot_fun(x, u, **{name: 2.5})
+    agree(c.qddot_fun(x, u, **{built: 2.5}), want, "parameter by a non-interned name")
+    agree(c.qddot_fun(**{"".join("x"): x, "".join(["u"]): u, built: 2.5}), want, "x and u by non-interned names")
+    agree(c.qddot_fun(x, u, **{name: 2.5}), want, "parameter by its interned name")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        c.qddot_fun(x, u, **{"".join(["bo", "gus"]): 1.0})

@@ -67,6 +67,18 @@ def test_sharing_and_folding():
     assert g.mul([g.one, b]) == b and g.mul([g.zero, b]) == g.zero
 
 
+def test_constant_factors_fold_through_a_scaled_product():
+    """``c·(d·y)`` is ``(c d)·y``, one multiplication; a lone constant keeps its node."""
+    g = Graph()
+    y = g.from_sympy(sp.sin(x))
+    twice = g.mul((g.number(2), y))
+    assert g.mul((g.number(3), twice)) == g.mul((g.number(6), y))
+    assert g.operation_count([g.mul((g.number(3), twice))]) == 2  # sin and one product
+    half = g.number(sp.Rational(1, 2))
+    assert g.mul((half, y)) == g.mul((y, half)) and g.add((half, y)) == g.add((y, g.number(sp.Rational(1, 2))))
+    assert g.mul((g.number(0), twice)) == g.zero and g.mul((g.number(sp.Rational(1, 2)), g.mul((g.number(2), y)))) == y
+
+
 def test_degree_and_term_estimate():
     g = Graph()
     dq = {g.symbol(x), g.symbol(y)}
