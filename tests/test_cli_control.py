@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -228,7 +229,8 @@ def test_ctrl_c_during_simulate_says_interrupted(folders):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert process.stdout.readline().strip() == "started"
+    time.sleep(0.3)  # let the child leave the print of "started" and sleep: the Ctrl-C is meant for the simulation
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130
+    assert process.returncode == 130, stderr
     assert stderr == "error: interrupted\n"
