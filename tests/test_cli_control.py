@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -227,9 +226,10 @@ def test_ctrl_c_during_simulate_says_interrupted(folders):
     process = subprocess.Popen(
         [sys.executable, "-c", code, "simulate", str(folders["cart_pole"]), "--x0", "0 0.1 0 0", "--t-end", "1", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl-C as from a terminal: a run started in the background (cmd &) inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdout.readline().strip() == "started"
-    time.sleep(0.3)  # let the child leave the print of "started" and sleep: the Ctrl-C is meant for the simulation
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
