@@ -421,10 +421,11 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix
     """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a :class:`~sls.lowering.Check`
     fails when a pivot is ≤ 0), solves, outputs.
 
-    A phased ``linearized_model`` (the graph and tree routes) stores its right-hand sides ``−∂r/∂x`` and
-    ``B_u`` into the lower rows of ``A`` and ``B`` and solves them there in loops (:class:`SolveRows`,
-    the helper ``<prefix>_solve_rows``) rather than unrolled: 2n + m columns of straight-line
-    substitutions are most of the function on a robot arm, and a loop over a row's columns vectorizes.
+    A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
+    ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
+    result copied into the lower rows of ``A`` and ``B``) rather than unrolled: 2n + m columns of
+    straight-line substitutions are much of the function on a robot arm, and a loop over a row's columns
+    vectorizes.
     """
     statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
     rows = name == "linearized_model" and program.phased and bool(program.ldl) and bool(prefix)
