@@ -1,6 +1,6 @@
 """The C target's goals, measured side by side in one process (``python -m benchmarks``, section "C target").
 
-* 10-link relative-angle chain (``sls.nlink.relative_chain(10)``, graph route): the C-backed
+* 10-link relative-angle chain (``sls.readers.nlink.relative_chain(10)``, graph route): the C-backed
   ``qddot_fun`` per call against Pinocchio's ``aba``, and ``linearized_model`` against
   ``computeABADerivatives`` (the call alone, and with ``(A, B)`` assembled from its results as
   sls returns them), from Python;
@@ -21,7 +21,7 @@ import timeit
 import numpy as np
 
 import sls
-from sls.nlink import relative_chain
+from sls.readers.nlink import relative_chain
 
 from . import peers
 
@@ -101,9 +101,15 @@ def run(args, log) -> dict:
             budget,
         )
         rows.append(_summary(f"chain{n} qddot_fun per call vs Pinocchio aba", *times["qddot"], "<= 1.0"))
-        rows.append(_summary(f"chain{n} linearized_model per call vs computeABADerivatives", *times["linearize"], "<= 1.0"))
         rows.append(
-            _summary(f"chain{n} linearized_model vs computeABADerivatives + (A, B) assembled", *times["linearize (A, B)"], "(same, as sls returns it)")
+            _summary(f"chain{n} linearized_model per call vs computeABADerivatives", *times["linearize"], "<= 1.0")
+        )
+        rows.append(
+            _summary(
+                f"chain{n} linearized_model vs computeABADerivatives + (A, B) assembled",
+                *times["linearize (A, B)"],
+                "(same, as sls returns it)",
+            )
         )
     else:
         log("  pinocchio not installed: the chain rows are skipped")
@@ -122,7 +128,12 @@ def run(args, log) -> dict:
     for count, label in ((1, "one thread"), (threads, f"{threads} threads")):
         c._native._setup(np.empty, c._dispatch.call, count)
         times = _rounds({"batch": (lambda: c.qddot_fun(X, U), lambda: py.qddot_fun(X, U))}, rounds, budget)
-        summary = _summary(f"mobile manipulator batch of {args.batch} ({label}), states/s vs the Python target", *times["batch"], ">= 5", inverse=True)
+        summary = _summary(
+            f"mobile manipulator batch of {args.batch} ({label}), states/s vs the Python target",
+            *times["batch"],
+            ">= 5",
+            inverse=True,
+        )
         summary["c"], summary["peer"] = args.batch / summary["c"], args.batch / summary["peer"]
         rows.append(summary)
     c._native._setup(np.empty, c._dispatch.call, threads)
@@ -149,5 +160,7 @@ def table(result: dict) -> str:
         ratio = f"{row['ratio']:.2f} ({row['ratio_min']:.2f}–{row['ratio_max']:.2f})"
         lines.append(f"| {row['what']} | {value(row, 'c')} | {value(row, 'peer')} | {ratio} | {row['goal']} |")
     for name, build in result["builds"].items():
-        lines.append(f"\nC package of {name}: generated in {build['total_s']:.1f} s, of which compile {build['compile_s']:.1f} s")
+        lines.append(
+            f"\nC package of {name}: generated in {build['total_s']:.1f} s, of which compile {build['compile_s']:.1f} s"
+        )
     return "\n".join(lines)

@@ -44,8 +44,20 @@ import sls
 #: Parameter values: the bundled numbers of PyDy's simulate.py scripts (rounded), not physics-critical.
 PENDULUM_VALUES = {"l": 1.0, "m": 0.1, "M": 0.5, "Ixx": 0.04, "Iyy": 0.01, "Izz": 0.04, "g": 9.81}
 RATTLEBACK_VALUES = {
-    "a": 0.2, "b": 0.03, "c": 0.02, "d": 0.0, "e": 0.0, "f": 0.01, "m": 1.0,
-    "Ixx": 2e-4, "Iyy": 1.6e-3, "Izz": 1.7e-3, "Ixy": -2e-5, "Iyz": 0.0, "Ixz": 0.0, "g": 9.81,
+    "a": 0.2,
+    "b": 0.03,
+    "c": 0.02,
+    "d": 0.0,
+    "e": 0.0,
+    "f": 0.01,
+    "m": 1.0,
+    "Ixx": 2e-4,
+    "Iyy": 1.6e-3,
+    "Izz": 1.7e-3,
+    "Ixy": -2e-5,
+    "Iyz": 0.0,
+    "Ixz": 0.0,
+    "g": 9.81,
 }
 
 
@@ -84,7 +96,15 @@ def pendulum3d_system(n: int = 3) -> dict:
         params.update({l[i]: PENDULUM_VALUES["l"], m_bob[i]: PENDULUM_VALUES["m"], m_link[i]: PENDULUM_VALUES["M"]})
         params.update({Ixx[i]: PENDULUM_VALUES["Ixx"], Iyy[i]: PENDULUM_VALUES["Iyy"], Izz[i]: PENDULUM_VALUES["Izz"]})
     params[g] = PENDULUM_VALUES["g"]
-    return {"T": T, "V": V, "q": list(alpha) + list(beta), "bodies": bodies, "forces": forces, "frame": inertial, "params": params}
+    return {
+        "T": T,
+        "V": V,
+        "q": list(alpha) + list(beta),
+        "bodies": bodies,
+        "forces": forces,
+        "frame": inertial,
+        "params": params,
+    }
 
 
 def rattleback_system() -> dict:
@@ -101,7 +121,9 @@ def rattleback_system() -> dict:
     contact = world.locatenew("P", q[3] * N.x + q[4] * N.y)
     mu = [N.z.dot(axis) for axis in (R.x, R.y, R.z)]
     eps = sp.sqrt((a * mu[0]) ** 2 + (b * mu[1]) ** 2 + (c * mu[2]) ** 2)
-    centre = contact.locatenew("O", -(a**2 * mu[0] / eps) * R.x - (b**2 * mu[1] / eps) * R.y - (c**2 * mu[2] / eps) * R.z)
+    centre = contact.locatenew(
+        "O", -(a**2 * mu[0] / eps) * R.x - (b**2 * mu[1] / eps) * R.y - (c**2 * mu[2] / eps) * R.z
+    )
     mass_centre = centre.locatenew("G", d * R.x + e * R.y + f * R.z)
     mass_centre.set_vel(N, mass_centre.pos_from(world).dt(N))
     body = me.RigidBody("rattleback", mass_centre, R, m, (me.inertia(R, Ixx, Iyy, Izz, Ixy, Iyz, Ixz), mass_centre))
@@ -112,7 +134,16 @@ def rattleback_system() -> dict:
     names = (a, b, c, d, e, f, m, Ixx, Iyy, Izz, Ixy, Iyz, Ixz, g)
     params = {s: RATTLEBACK_VALUES[s.name] for s in names}
     forces = [(mass_centre, m * g * N.z)]
-    return {"T": T, "V": V, "q": list(q), "rolling": rolling, "frame": N, "params": params, "bodies": [body], "forces": forces}
+    return {
+        "T": T,
+        "V": V,
+        "q": list(q),
+        "rolling": rolling,
+        "frame": N,
+        "params": params,
+        "bodies": [body],
+        "forces": forces,
+    }
 
 
 def state_of(q: list) -> list:
@@ -148,7 +179,11 @@ def kane_rattleback() -> object:
     u = me.dynamicsymbols(f"u:{len(q)}")
     rolling = [r.subs({qi.diff(): ui for qi, ui in zip(q, u)}) for r in s["rolling"]]
     kane = me.KanesMethod(
-        s["frame"], q_ind=q, u_ind=u[:3], u_dependent=u[3:], kd_eqs=[ui - qi.diff() for ui, qi in zip(u, q)],
+        s["frame"],
+        q_ind=q,
+        u_ind=u[:3],
+        u_dependent=u[3:],
+        kd_eqs=[ui - qi.diff() for ui, qi in zip(u, q)],
         velocity_constraints=rolling,
     )
     kane.kanes_equations(s["bodies"], s["forces"])
@@ -195,12 +230,12 @@ GROUPS = {"qddot_fun": ("M", "rhs"), "linearized_model": ("M", "rhs", "residual_
 
 
 def graph_sizes(model: sls.Model, regroup: bool = True) -> dict:
-    """Graph operations (:meth:`sls.graph.Graph.operation_count`) of ``T`` as differentiated and of each group of arrays.
+    """Graph operations (:meth:`sls.algebra.graph.Graph.operation_count`) of ``T`` as differentiated and of each group of arrays.
 
-    ``regroup=False`` skips :meth:`~sls.graph.Graph.collect_products` (the graph route before it).
+    ``regroup=False`` skips :meth:`~sls.algebra.graph.Graph.collect_products` (the graph route before it).
     """
+    from sls.algebra.graph import Graph
     from sls.derive import derive
-    from sls.graph import Graph
 
     original = Graph.collect_products
     if not regroup:
@@ -226,7 +261,10 @@ CASES = {
     "pendulum3d": (pendulum3d_model, [("KanesMethod.kanes_equations", kane_pendulum3d, None)]),
     "rattleback": (
         rattleback_model,
-        [("KanesMethod.kanes_equations", kane_rattleback, None), ("LagrangesMethod.form_lagranges_equations", lagrange_rattleback, 1)],
+        [
+            ("KanesMethod.kanes_equations", kane_rattleback, None),
+            ("LagrangesMethod.form_lagranges_equations", lagrange_rattleback, 1),
+        ],
     ),
 }
 

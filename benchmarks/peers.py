@@ -15,9 +15,9 @@ import itertools
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import sympy
@@ -137,9 +137,12 @@ def build_lambdify_seed(model: sls.Model, t: Terms, folder: Path) -> Impl:
     def lam(array):
         return sympy.lambdify(args, sympy.Array(array).xreplace(s).tolist(), modules="numpy")
 
-    M_f, C_f, phi_f, fric_f, B_f = (lam(a) for a in (d.mass_matrix, d.coriolis, d.potential_gradient, d.friction, d.input_matrix))
+    M_f, C_f, phi_f, fric_f, B_f = (
+        lam(a) for a in (d.mass_matrix, d.coriolis, d.potential_gradient, d.friction, d.input_matrix)
+    )
     Mj_f, Cj_f, phij_f, fricj_f, Bj_f = (
-        lam(a) for a in (d.mass_matrix_jac, d.coriolis_jac, d.potential_gradient_jac, d.friction_jac, d.input_matrix_jac)
+        lam(a)
+        for a in (d.mass_matrix_jac, d.coriolis_jac, d.potential_gradient_jac, d.friction_jac, d.input_matrix_jac)
     )
 
     def parts(x, u):
@@ -147,7 +150,12 @@ def build_lambdify_seed(model: sls.Model, t: Terms, folder: Path) -> Impl:
         u = np.asarray(u, dtype=float)
         M = np.array(M_f(*x), dtype=float)
         C = np.array(C_f(*x), dtype=float)
-        rhs = np.array(B_f(*x), dtype=float) @ u - C @ x[n:] - np.array(phi_f(*x), dtype=float) - np.array(fric_f(*x), dtype=float)
+        rhs = (
+            np.array(B_f(*x), dtype=float) @ u
+            - C @ x[n:]
+            - np.array(phi_f(*x), dtype=float)
+            - np.array(fric_f(*x), dtype=float)
+        )
         return x, u, M, C, rhs
 
     def qddot(x, u):
@@ -195,7 +203,12 @@ def build_lambdify_cse(model: sls.Model, t: Terms, folder: Path) -> Impl:
         for k in range(n)
     ]
     dM = sympy.Array(d.mass_matrix_jac).xreplace(s).tolist()
-    lin = sympy.lambdify(args, [t.M.tolist(), list(t.rhs), dM, drhs, sympy.Matrix(d.input_matrix).xreplace(s).tolist()], modules="numpy", cse=True)
+    lin = sympy.lambdify(
+        args,
+        [t.M.tolist(), list(t.rhs), dM, drhs, sympy.Matrix(d.input_matrix).xreplace(s).tolist()],
+        modules="numpy",
+        cse=True,
+    )
 
     def qddot(x, u):
         M, rhs = core(*x, *u)
@@ -249,6 +262,7 @@ def build_lagrange(model: sls.Model, t: Terms, folder: Path) -> Impl:
         raise Skip("friction not modelled in this peer")
     do_lin = n <= LAGRANGE_LINEARIZE_MAX_N
     lm, qs, qds, A_sym, back = lagranges_method(model, t, do_lin)
+
     # Replace derivatives before the functions themselves.
     def plain(expr):
         # xreplace works top-down: q'(t) is replaced before the q(t) inside it.
@@ -320,7 +334,9 @@ def build_jax(model: sls.Model, t: Terms, folder: Path) -> Impl:
     x0 = np.zeros(2 * n)
     u0 = np.zeros(model.m)
     qddot(x0, u0), linearize(x0, u0), batch(np.zeros((2, 2 * n)), np.zeros((2, model.m)))  # compile
-    return Impl("jax jit", qddot, linearize, batch, time.perf_counter() - start, "jit(jacfwd), vmap; compile time in build")
+    return Impl(
+        "jax jit", qddot, linearize, batch, time.perf_counter() - start, "jit(jacfwd), vmap; compile time in build"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -345,9 +361,16 @@ def _to_casadi(expr, table, cache, ca):
     elif expr.is_Pow:
         base = _to_casadi(expr.base, table, cache, ca)
         e = expr.exp
-        result = base**int(e) if e.is_Integer else base ** float(e)
+        result = base ** int(e) if e.is_Integer else base ** float(e)
     else:
-        funcs = {sympy.sin: ca.sin, sympy.cos: ca.cos, sympy.tan: ca.tan, sympy.exp: ca.exp, sympy.log: ca.log, sympy.tanh: ca.tanh}
+        funcs = {
+            sympy.sin: ca.sin,
+            sympy.cos: ca.cos,
+            sympy.tan: ca.tan,
+            sympy.exp: ca.exp,
+            sympy.log: ca.log,
+            sympy.tanh: ca.tanh,
+        }
         if expr.func not in funcs:
             raise Skip(f"no CasADi translation for {expr.func}")
         result = funcs[expr.func](_to_casadi(expr.args[0], table, cache, ca))
@@ -391,7 +414,9 @@ def build_casadi(model: sls.Model, t: Terms, folder: Path) -> Impl:
             maps[N] = f.map(N)
         return np.asarray(maps[N](X.T, U.T)).T
 
-    return Impl("CasADi SX", qddot, linearize, batch, time.perf_counter() - start, "symbolic solve of M inside the SX graph")
+    return Impl(
+        "CasADi SX", qddot, linearize, batch, time.perf_counter() - start, "symbolic solve of M inside the SX graph"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -400,9 +425,9 @@ def build_casadi(model: sls.Model, t: Terms, folder: Path) -> Impl:
 
 def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
     try:
+        import Cython  # noqa: F401
         from pydy.codegen.ode_function_generators import generate_ode_function
         from sympy.physics.mechanics import dynamicsymbols
-        import Cython  # noqa: F401
     except ImportError:
         raise Skip("pydy or cython not installed") from None
     start = time.perf_counter()
@@ -418,7 +443,16 @@ def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
     cwd = os.getcwd()
     os.chdir(folder)
     try:
-        rhs = generate_ode_function(F, qs, ws, [sympy.Symbol("_pydy_unused")], mass_matrix=M, coordinate_derivatives=sympy.Matrix(ws), specifieds=rs, generator="cython")
+        rhs = generate_ode_function(
+            F,
+            qs,
+            ws,
+            [sympy.Symbol("_pydy_unused")],
+            mass_matrix=M,
+            coordinate_derivatives=sympy.Matrix(ws),
+            specifieds=rs,
+            generator="cython",
+        )
     finally:
         os.chdir(cwd)
     p = np.zeros(1)  # pydy needs at least one constant
@@ -426,7 +460,9 @@ def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
     def qddot(x, u):
         return rhs(x, 0.0, u, p)[n:]
 
-    return Impl("PyDy cython", qddot, None, None, time.perf_counter() - start, "generate_ode_function(generator='cython')")
+    return Impl(
+        "PyDy cython", qddot, None, None, time.perf_counter() - start, "generate_ode_function(generator='cython')"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -457,7 +493,7 @@ def _pinocchio_model(model: sls.Model):
         _planar_chain(pm, model, lambda m, length: pin.Inertia(m, np.array([0.0, -length, 0.0]), np.zeros((3, 3))))
         return pm, np.tril(np.ones((model.n, model.n)))
     if name.startswith("chain"):
-        # sls.nlink.chain_toml: uniform rods, relative angles from the downward vertical, viscous damping b
+        # sls.readers.nlink.chain_toml: uniform rods, relative angles from the downward vertical, viscous damping b
         rod = lambda m, length: pin.Inertia(  # noqa: E731
             m, np.array([0.0, -length / 2, 0.0]), np.diag([m * length**2 / 12, 0.0, m * length**2 / 12])
         )
@@ -467,9 +503,13 @@ def _pinocchio_model(model: sls.Model):
         rail = pm.addJoint(0, pin.JointModelPX(), pin.SE3.Identity(), "rail")
         pm.appendBodyToJoint(rail, pin.Inertia(3.0, np.zeros(3), np.eye(3) * 0.01), pin.SE3.Identity())
         j2 = pm.addJoint(rail, pin.JointModelRZ(), pin.SE3(np.eye(3), np.array([0.1, 0.1, 0.0])), "t2")
-        pm.appendBodyToJoint(j2, pin.Inertia(2.0, np.array([0.5, 0.0, 0.0]), np.diag([1e-3, 2.0 / 12, 2.0 / 12])), pin.SE3.Identity())
+        pm.appendBodyToJoint(
+            j2, pin.Inertia(2.0, np.array([0.5, 0.0, 0.0]), np.diag([1e-3, 2.0 / 12, 2.0 / 12])), pin.SE3.Identity()
+        )
         j3 = pm.addJoint(j2, pin.JointModelRZ(), pin.SE3(np.eye(3), np.array([1.0, 0.0, 0.0])), "t3")
-        pm.appendBodyToJoint(j3, pin.Inertia(1.0, np.array([0.25, 0.0, 0.0]), np.diag([1e-3, 0.25 / 12, 0.25 / 12])), pin.SE3.Identity())
+        pm.appendBodyToJoint(
+            j3, pin.Inertia(1.0, np.array([0.25, 0.0, 0.0]), np.diag([1e-3, 0.25 / 12, 0.25 / 12])), pin.SE3.Identity()
+        )
         pm.gravity.linear = np.array([0.0, -9.8, 0.0])
         return pm, np.eye(3)
     raise Skip("no Pinocchio model for this benchmark model")

@@ -164,7 +164,7 @@ def package_files(distribution: str, prefix: str, include_random: bool) -> list:
         name = str(file)
         if not name.startswith(prefix) or not name.endswith((".urdf", ".xacro")):
             continue
-        relative = name[len(prefix):]
+        relative = name[len(prefix) :]
         if not include_random and relative.startswith("random_urdfs/"):
             continue
         path = Path(dist.locate_file(file))
@@ -224,9 +224,18 @@ def file_features(path: str) -> dict:
 def sls_features() -> dict:
     """Options of ``sls generate`` this checkout has (``--floating-base``, ``--functions``)."""
     env = child_env()
-    result = subprocess.run([sys.executable, "-m", "sls", "generate", "--help"], check=False, capture_output=True, text=True, env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "sls", "generate", "--help"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     text = result.stdout
-    version = subprocess.run([sys.executable, "-m", "sls", "--version"], check=False, capture_output=True, text=True, env=env, timeout=120)
+    version = subprocess.run(
+        [sys.executable, "-m", "sls", "--version"], check=False, capture_output=True, text=True, env=env, timeout=120
+    )
     return {
         "floating_base": "--floating-base" in text,
         "functions": "--functions" in text,
@@ -257,7 +266,9 @@ def run_child(command: list, timeout: float, cwd: str | None = None) -> dict:
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=out, stderr=err, env=child_env(), cwd=cwd or str(ROOT), start_new_session=True)
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=err, env=child_env(), cwd=cwd or str(ROOT), start_new_session=True
+        )
         timed_out, status, usage = False, 0, None
         high_water = 0.0
         while True:
@@ -310,8 +321,27 @@ _INTERNAL = re.compile(r"^error: (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exceptio
 #: ``(category, feature, words)``: the first whose word occurs in the lower-cased error line wins.
 _RULES = (
     ("not URDF", "xacro leftover", ("$(", "${")),
-    ("invalid XML", None, ("not valid xml", "not well-formed", "xml", "mismatched tag", "syntax error", "unclosed token")),
-    ("not URDF", None, ("unknown type", "not a urdf", "<robot>", "root element", "no <link", "is not a number", "not a finite number", "missing attribute", "numbers, got", "number, got")),
+    (
+        "invalid XML",
+        None,
+        ("not valid xml", "not well-formed", "xml", "mismatched tag", "syntax error", "unclosed token"),
+    ),
+    (
+        "not URDF",
+        None,
+        (
+            "unknown type",
+            "not a urdf",
+            "<robot>",
+            "root element",
+            "no <link",
+            "is not a number",
+            "not a finite number",
+            "missing attribute",
+            "numbers, got",
+            "number, got",
+        ),
+    ),
     ("unsupported feature", "friction", ("friction",)),
     ("unsupported feature", "mimic", ("mimic",)),
     ("unsupported feature", "floating/planar", ("'floating'", "'planar'", "floating", "planar")),
@@ -334,7 +364,12 @@ def classify(run: dict, label: str, path: str = "") -> tuple:
         return "killed", f"signal {-run['returncode']}"
     line = error_line(run["stderr"])
     lowered = line.replace(path, "FILE").lower() if path else line.lower()
-    if "Traceback (most recent call last)" in run["stderr"] or _INTERNAL.match(line) or "internal error" in lowered or "bug" in lowered:
+    if (
+        "Traceback (most recent call last)" in run["stderr"]
+        or _INTERNAL.match(line)
+        or "internal error" in lowered
+        or "bug" in lowered
+    ):
         return "sls bug", None
     if label.endswith(".xacro"):
         return "not URDF", "xacro"
@@ -365,7 +400,14 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
     """Generate, classify, and for an accepted file compare with Pinocchio (each in a child process)."""
     kind = floating_kind(entry.label)
     scanned = file_features(entry.path)
-    row = {"label": entry.label, "path": entry.path, "sha256": entry.sha256, "duplicates": entry.duplicates, "file": scanned, "floats": kind}
+    row = {
+        "label": entry.label,
+        "path": entry.path,
+        "sha256": entry.sha256,
+        "duplicates": entry.duplicates,
+        "file": scanned,
+        "floats": kind,
+    }
     options = []
     if kind and features["floating_base"]:
         options.append("--floating-base")
@@ -385,7 +427,9 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
             generate_s=run["wall_s"],
             generate_cpu_s=run["cpu_s"],
             peak_rss_mb=run["peak_rss_mb"],
-            error=None if category == "accepted" else (f"timed out after {args.timeout:g} s" if run["timed_out"] else error_line(run["stderr"])),
+            error=None
+            if category == "accepted"
+            else (f"timed out after {args.timeout:g} s" if run["timed_out"] else error_line(run["stderr"])),
         )
         if category == "sls bug" and "Traceback" in run["stderr"]:
             row["traceback"] = run["stderr"][-3000:]
@@ -399,7 +443,17 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
                 row["n"], row["m"] = int(found[0].group(1)), int(found[1].group(1))
         if category == "accepted" and not args.no_check:
             row["size_mb"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 2**20
-            check = [sys.executable, "-m", "benchmarks.robots", "--check", entry.path, "--package", str(out), "--rounds", str(args.rounds)]
+            check = [
+                sys.executable,
+                "-m",
+                "benchmarks.robots",
+                "--check",
+                entry.path,
+                "--package",
+                str(out),
+                "--rounds",
+                str(args.rounds),
+            ]
             if options:
                 check.append("--floating")
             if args.c and any(fnmatch.fnmatch(entry.label.removesuffix(STRIPPED), p) for p in C_ROBOTS):
@@ -453,7 +507,9 @@ def import_package(folder: Path):
     import importlib.util
 
     name = "_sls_corpus_package"
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     spec.loader.exec_module(package)
@@ -465,7 +521,14 @@ def floating_root():
     import pinocchio as pin
 
     root = pin.JointModelComposite()
-    for joint in (pin.JointModelPX(), pin.JointModelPY(), pin.JointModelPZ(), pin.JointModelRZ(), pin.JointModelRY(), pin.JointModelRX()):
+    for joint in (
+        pin.JointModelPX(),
+        pin.JointModelPY(),
+        pin.JointModelPZ(),
+        pin.JointModelRZ(),
+        pin.JointModelRY(),
+        pin.JointModelRX(),
+    ):
         root.addJoint(joint)
     return root
 
@@ -567,7 +630,11 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
         return {"status": "not compared", "reason": f"Pinocchio has nv = {model.nv}, sls n = {n}", "pinocchio": note}
     slots, unmatched = coordinate_map(model, names)
     if unmatched:
-        return {"status": "not compared", "reason": f"sls coordinates without a Pinocchio joint: {unmatched[:5]}", "pinocchio": note}
+        return {
+            "status": "not compared",
+            "reason": f"sls coordinates without a Pinocchio joint: {unmatched[:5]}",
+            "pinocchio": note,
+        }
     mimic = has_mimic(model)
     rng = np.random.default_rng(seed)
     worst = {key: 0.0 for key in ("M", "tau", "qddot", "A", "B")}
@@ -608,7 +675,9 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
             # qddot = M^-1 (B u - fric - rnea(q, v, 0)), its Jacobian by central differences.
             def acceleration(xs):
                 qs, vs, _ = to_pinocchio(xs, n, slots, model.nq)
-                force = np.asarray(package.input_matrix_fun(xs, **params), float).reshape(n, m) @ u - np.asarray(package.fric_fun(xs, **params), float)
+                force = np.asarray(package.input_matrix_fun(xs, **params), float).reshape(n, m) @ u - np.asarray(
+                    package.fric_fun(xs, **params), float
+                )
                 inertia = symmetric(pin.crba(model, data, qs))
                 return P.T @ np.linalg.solve(inertia, P @ force - pin.rnea(model, data, qs, vs, np.zeros(n)))
 
@@ -625,7 +694,9 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
             Minv = P.T @ symmetric(data.Minv) @ P
             force_jac = -fric_jac
             if has_input_jac:
-                force_jac = force_jac + np.einsum("ijk,j->ik", np.asarray(package.input_matrix_jac_fun(x, **params), float).reshape(n, m, 2 * n), u)
+                force_jac = force_jac + np.einsum(
+                    "ijk,j->ik", np.asarray(package.input_matrix_jac_fun(x, **params), float).reshape(n, m, 2 * n), u
+                )
             A[n:, :n] = P.T @ data.ddq_dq @ P + Minv @ force_jac[:, :n]
             A[n:, n:] = P.T @ data.ddq_dv @ P + Minv @ force_jac[:, n:]
         B = np.vstack([np.zeros((n, m)), Minv @ Bu])
@@ -722,7 +793,9 @@ def check_main(args) -> int:
     budget = 0.01 if args.quick else 0.02
     # Timed as users call them: sls with the model's default parameters (a file's friction included; passing
     # the zeroed friction parameters as keywords, as the comparison does, costs about 0.4 µs per call more).
-    timed = per_call_rounds({"qddot": (lambda: package.qddot_fun(x, u), lambda: pin.aba(model, data, qp, vp, tau))}, args.rounds, budget)
+    timed = per_call_rounds(
+        {"qddot": (lambda: package.qddot_fun(x, u), lambda: pin.aba(model, data, qp, vp, tau))}, args.rounds, budget
+    )
     timed["qddot"]["sls_call"] = TIMED_CALL
     result["python_per_call"] = timed["qddot"]
     if args.with_c:
@@ -761,7 +834,10 @@ def c_target(args, x, u, params, model, qp, vp, tau, package) -> dict:
         timed = per_call_rounds(
             {
                 "qddot": (lambda: c.qddot_fun(x, u), lambda: pin.aba(model, data, qp, vp, tau)),
-                "linearized_model": (lambda: c.linearized_model(x, u), lambda: pin.computeABADerivatives(model, data, qp, vp, tau)),
+                "linearized_model": (
+                    lambda: c.linearized_model(x, u),
+                    lambda: pin.computeABADerivatives(model, data, qp, vp, tau),
+                ),
             },
             3 if args.quick else 7,
             0.01 if args.quick else 0.05,
@@ -784,7 +860,9 @@ def c_target(args, x, u, params, model, qp, vp, tau, package) -> dict:
 def import_package_named(folder: Path, name: str):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     spec.loader.exec_module(package)
@@ -824,7 +902,9 @@ def summarize(rows: list) -> dict:
         if checked:
             worst = max(checked, key=lambda r: r["check"]["errors"][key])
             maxima[key] = {"relative": worst["check"]["errors"][key], "file": worst["label"]}
-    not_compared = [{"label": r["label"], "check": r["check"]} for r in rows if r.get("check") and r["check"].get("status") != "ok"]
+    not_compared = [
+        {"label": r["label"], "check": r["check"]} for r in rows if r.get("check") and r["check"].get("status") != "ok"
+    ]
     bands = {}
     for row in rows:
         if row["category"] == "accepted" and "n" in row:
@@ -843,7 +923,11 @@ def summarize(rows: list) -> dict:
             "slowest": slowest["label"],
             "max_rss_mb": max(rss) if rss else None,
         }
-    ratios = [(r["check"]["python_per_call"]["ratio"], r["label"], r.get("n")) for r in checked if "ratio" in r["check"].get("python_per_call", {})]
+    ratios = [
+        (r["check"]["python_per_call"]["ratio"], r["label"], r.get("n"))
+        for r in checked
+        if "ratio" in r["check"].get("python_per_call", {})
+    ]
     values = [v for v, _, _ in ratios]
     small = [v for v, _, n in ratios if n is not None and n <= 12]
     per_call = {
@@ -856,12 +940,16 @@ def summarize(rows: list) -> dict:
         "up_to_12_dof_over_20x": sum(1 for v in small if v > 20),
         "up_to_12_dof": len(small),
     }
-    c_rows = [{"label": r["label"], "n": r.get("n"), **r["check"]["c_target"]} for r in checked if "c_target" in r["check"]]
+    c_rows = [
+        {"label": r["label"], "n": r.get("n"), **r["check"]["c_target"]} for r in checked if "c_target" in r["check"]
+    ]
     failing = {}
     for row in rows:
         if row["category"] != "accepted":
             error = (row.get("error") or "").replace(row["path"] + ": ", "")
-            failing.setdefault(row["category"], []).append({"label": row["label"], "feature": row.get("feature"), "error": error})
+            failing.setdefault(row["category"], []).append(
+                {"label": row["label"], "feature": row.get("feature"), "error": error}
+            )
     return {
         "files": len(rows),
         "counts": counts,
@@ -881,20 +969,32 @@ def table(summary: dict) -> str:
         if count:
             lines.append(f"| {category} | {count} |")
     if summary["unsupported_features"]:
-        lines.append("\nunsupported features: " + ", ".join(f"{k} {v}" for k, v in summary["unsupported_features"].items()))
+        lines.append(
+            "\nunsupported features: " + ", ".join(f"{k} {v}" for k, v in summary["unsupported_features"].items())
+        )
     if summary["error_maxima"]:
-        lines += ["", "| against Pinocchio | max error (relative to max(1, \\|ref\\|)) | file |", "| --- | ---: | --- |"]
+        lines += [
+            "",
+            "| against Pinocchio | max error (relative to max(1, \\|ref\\|)) | file |",
+            "| --- | ---: | --- |",
+        ]
         for key, value in summary["error_maxima"].items():
             lines.append(f"| {key} | {value['relative']:.1e} | {value['file']} |")
     for item in summary["not_compared"]:
         check = item["check"]
         lines.append(f"not compared: {item['label']}: {check.get('status')} {check.get('reason', '')}")
     if summary["generation_by_dof"]:
-        lines += ["", "| DOF | files | generate median s (wall) | median CPU s | max s | peak RSS max MB | slowest |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        lines += [
+            "",
+            "| DOF | files | generate median s (wall) | median CPU s | max s | peak RSS max MB | slowest |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        ]
         for band, g in summary["generation_by_dof"].items():
             rss = f"{g['max_rss_mb']:.0f}" if g["max_rss_mb"] else "—"
             cpu = f"{g['median_cpu_s']:.1f}" if g.get("median_cpu_s") is not None else "—"
-            lines.append(f"| {band} | {g['files']} | {g['median_s']:.1f} | {cpu} | {g['max_s']:.1f} | {rss} | {g['slowest']} |")
+            lines.append(
+                f"| {band} | {g['files']} | {g['median_s']:.1f} | {cpu} | {g['max_s']:.1f} | {rss} | {g['slowest']} |"
+            )
     p = summary["python_per_call_ratio"]
     if p["files"]:
         lines.append(
@@ -938,14 +1038,28 @@ def humanoid_generation(entries: list, features: dict, timeout: float, log) -> d
     entry = next((e for e in entries if e.label == HUMANOID), None)
     if entry is None:
         return {"status": "skipped", "reason": "example-robot-data has no G1 file"}
-    missing = [option for option, key in (("--floating-base", "floating_base"), ("--functions", "functions")) if not features[key]]
+    missing = [
+        option
+        for option, key in (("--floating-base", "floating_base"), ("--functions", "functions"))
+        if not features[key]
+    ]
     if missing:
         return {"status": "unsupported", "reason": f"this sls has no {' and no '.join(missing)}"}
     rows = {}
     for label, extra in (("functions", ["--functions", ",".join(HUMANOID_FUNCTIONS)]), ("full set", [])):
         folder = Path(tempfile.mkdtemp(prefix="sls-g1-"))
         try:
-            command = [sys.executable, "-m", "sls", "generate", entry.path, "--out", str(folder / "pkg"), "--floating-base", *extra]
+            command = [
+                sys.executable,
+                "-m",
+                "sls",
+                "generate",
+                entry.path,
+                "--out",
+                str(folder / "pkg"),
+                "--floating-base",
+                *extra,
+            ]
             run = run_child(command, timeout)
             rows[label] = {
                 "seconds": run["wall_s"],
@@ -980,7 +1094,11 @@ def benchmark_section(quick: bool, log) -> dict:
     """``python -m benchmarks``'s robot section: the arms of :data:`C_ROBOTS` and the mimic-stripped
     variants of :data:`MIMIC_STRIPPED` (Python and C target against Pinocchio), and the humanoid's
     generation; ``quick`` runs the UR5 alone, without C."""
-    argv = ["--only", C_ROBOTS[0], "--no-c", "--rounds", "2"] if quick else [a for label in C_ROBOTS for a in ("--only", label)]
+    argv = (
+        ["--only", C_ROBOTS[0], "--no-c", "--rounds", "2"]
+        if quick
+        else [a for label in C_ROBOTS for a in ("--only", label)]
+    )
     args = parser().parse_args(argv + ["--timeout", "600"])
     args.out = None
     report = run(args, log)
@@ -999,8 +1117,10 @@ def benchmark_section(quick: bool, log) -> dict:
 
 
 def section_table(report: dict) -> str:
-    lines = ["| robot | n | generate s | peak RSS MB | Python qddot / aba | C qddot / aba | C linearized_model / computeABADerivatives | C compile s |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| robot | n | generate s | peak RSS MB | Python qddot / aba | C qddot / aba | C linearized_model / computeABADerivatives | C compile s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in report["rows"]:
         check = row.get("check", {})
         if row["category"] != "accepted" or check.get("status") != "ok":
@@ -1014,7 +1134,11 @@ def section_table(report: dict) -> str:
             c_cells = f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | {lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) | {c['compile_s'] or 0:.1f}"
         else:
             c_cells = f"{c.get('status', '—')} | | "
-        py_cell = f"{py['ratio']:.1f} ({py['ratio_min']:.1f}–{py['ratio_max']:.1f})" if "ratio" in py else py.get("status", "—")
+        py_cell = (
+            f"{py['ratio']:.1f} ({py['ratio_min']:.1f}–{py['ratio_max']:.1f})"
+            if "ratio" in py
+            else py.get("status", "—")
+        )
         lines.append(
             f"| {row['label']} | {row['n']} | {row['generate_s']:.1f} | {row['peak_rss_mb']:.0f} | "
             f"{py_cell} | {c_cells} |"
@@ -1025,7 +1149,11 @@ def section_table(report: dict) -> str:
             lines.append(f"\nG1 with floating base: {humanoid['status']} ({humanoid.get('reason', '')})")
         else:
             for label, r in humanoid["rows"].items():
-                outcome = f"{r['seconds']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB" if r["returncode"] == 0 else (r["error"] or "failed")
+                outcome = (
+                    f"{r['seconds']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB"
+                    if r["returncode"] == 0
+                    else (r["error"] or "failed")
+                )
                 lines.append(f"\nG1 with floating base, {label}: {outcome}")
     return "\n".join(lines)
 
@@ -1108,16 +1236,27 @@ def write(report: dict, out: Path) -> None:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.robots", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a handful of small files, no C target (smoke test)")
-    p.add_argument("--only", action="append", metavar="PATTERN", help="labels matching PATTERN (glob or substring), repeatable")
+    p.add_argument(
+        "--only", action="append", metavar="PATTERN", help="labels matching PATTERN (glob or substring), repeatable"
+    )
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per sls generate (default 300)")
-    p.add_argument("--check-timeout", type=float, default=600.0, help="seconds per comparison with Pinocchio (default 600)")
+    p.add_argument(
+        "--check-timeout", type=float, default=600.0, help="seconds per comparison with Pinocchio (default 600)"
+    )
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per file (default 5)")
     p.add_argument("--out", type=Path, help="JSON file (default benchmarks/results/robots-<date>.json)")
     p.add_argument("--no-check", action="store_true", help="generate only, no comparison with Pinocchio")
     p.add_argument("--no-c", dest="c", action="store_false", help="skip the C target of the chosen arms")
     p.add_argument("--random-objects", action="store_true", help="include pybullet's 1000 random_urdfs objects")
-    p.add_argument("--update", type=Path, metavar="FILE", help="rerun the selection (--only) and replace its rows in results FILE")
-    p.add_argument("--summary", type=Path, metavar="FILE", help="print the tables of a results file (refusals classified anew) and exit")
+    p.add_argument(
+        "--update", type=Path, metavar="FILE", help="rerun the selection (--only) and replace its rows in results FILE"
+    )
+    p.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="print the tables of a results file (refusals classified anew) and exit",
+    )
     # internal: the comparison child
     p.add_argument("--check", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--package", help=argparse.SUPPRESS)

@@ -29,7 +29,7 @@ import numpy as np
 import sympy
 
 import sls
-from sls.nlink import nlink_pendulum, relative_chain
+from sls.readers.nlink import nlink_pendulum, relative_chain
 
 from . import ctarget, energy3d, peers, robots
 
@@ -39,7 +39,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def models(quick: bool) -> list:
     if quick:
         return [nlink_pendulum(2)]
-    return [sls.load_example("mobile_manipulator"), nlink_pendulum(2), nlink_pendulum(5), nlink_pendulum(10), relative_chain(6)]
+    return [
+        sls.load_example("mobile_manipulator"),
+        nlink_pendulum(2),
+        nlink_pendulum(5),
+        nlink_pendulum(10),
+        relative_chain(6),
+    ]
 
 
 def states(model, count: int, seed: int = 7):
@@ -99,7 +105,9 @@ def bench_model(model, args, log) -> dict:
                 if impl.name != "LagrangesMethod" or B is not None:
                     problem = problem or agree(B, B0, "B")
         if impl.batch is not None:
-            problem = problem or agree(impl.batch(X, U), np.array([reference.qddot(x, u) for x, u in zip(X, U)]), "batch qddot")
+            problem = problem or agree(
+                impl.batch(X, U), np.array([reference.qddot(x, u) for x, u in zip(X, U)]), "batch qddot"
+            )
         if problem:
             notes[impl.name] = f"NOT TIMED, {problem}"
         else:
@@ -109,9 +117,17 @@ def bench_model(model, args, log) -> dict:
     Xb, Ub = states(model, args.batch)
     for impl in checked:
         log(f"  timing {impl.name} on {model.name}")
-        row = {"model": model.name, "n": model.n, "method": impl.name, "build_s": impl.build_time, "note": notes.get(impl.name, impl.note)}
+        row = {
+            "model": model.name,
+            "n": model.n,
+            "method": impl.name,
+            "build_s": impl.build_time,
+            "note": notes.get(impl.name, impl.note),
+        }
         row["qddot_us"] = per_call(impl.qddot, (x, u), args.repeat, args.budget) * 1e6
-        row["linearize_us"] = per_call(impl.linearize, (x, u), args.repeat, args.budget) * 1e6 if impl.linearize else None
+        row["linearize_us"] = (
+            per_call(impl.linearize, (x, u), args.repeat, args.budget) * 1e6 if impl.linearize else None
+        )
         if impl.batch is not None:
             impl.batch(Xb, Ub)
             times = timeit.repeat(lambda: impl.batch(Xb, Ub), number=1, repeat=max(3, args.repeat // 2))
@@ -161,7 +177,14 @@ def generation(args, log) -> list:
         start = time.perf_counter()
         sls.generate(model, folder / f"gen{n}")
         elapsed = time.perf_counter() - start
-        rows.append({"method": "sls", "n": n, "seconds": elapsed, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+        rows.append(
+            {
+                "method": "sls",
+                "n": n,
+                "seconds": elapsed,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
         log(f"  generation n={n}: sls {elapsed:.2f} s")
         del peak0
         for name, recipe in (("sympy recipe", sympy_recipe), ("LagrangesMethod", lagrange_recipe)):
@@ -184,17 +207,25 @@ def robot_scale(args, log) -> dict:
     per-call times of the chain against the absolute-angle pendulum with the same n (same physics)."""
     folder = peers.temp_folder()
     rows = []
-    for n in ([4] if args.quick else args.chain_n):
+    for n in [4] if args.quick else args.chain_n:
         start = time.perf_counter()
         model = relative_chain(n)
         loaded = time.perf_counter()
         report = sls.generate(model, folder / f"chain{n}")
         done = time.perf_counter()
-        rows.append({"method": "sls chain", "n": n, "seconds": done - start, "parse_seconds": loaded - start, "stages": report.timings})
+        rows.append(
+            {
+                "method": "sls chain",
+                "n": n,
+                "seconds": done - start,
+                "parse_seconds": loaded - start,
+                "stages": report.timings,
+            }
+        )
         log(f"  chain n={n}: {done - start:.2f} s (parse {loaded - start:.2f} s, {report.timings})")
     root = Path(__file__).resolve().parent.parent
     arms = {"ur5": root / "sls" / "examples" / "ur5.urdf", "iiwa14": root / "tests" / "data" / "iiwa14.urdf"}
-    for name, urdf in ([] if args.quick else arms.items()):
+    for name, urdf in [] if args.quick else arms.items():
         start = time.perf_counter()
         model = sls.load_urdf(urdf)
         sls.generate(model, folder / name)
@@ -239,7 +270,10 @@ def robot_scale(args, log) -> dict:
     )
     labels = list(packages)
     for k, label in enumerate(labels):
-        calls[label] = {"qddot_us": 1e6 * float(np.median(times["qddot"][k])), "linearize_us": 1e6 * float(np.median(times["linearize"][k]))}
+        calls[label] = {
+            "qddot_us": 1e6 * float(np.median(times["qddot"][k])),
+            "linearize_us": 1e6 * float(np.median(times["linearize"][k])),
+        }
         log(f"  per call {label}: {calls[label]}")
     ratios = {what: ctarget._summary(what, *times[what], "<= 2") for what in times}
     calls["ratio"] = {what: {key: r[key] for key in ("ratio", "ratio_min", "ratio_max")} for what, r in ratios.items()}
@@ -301,7 +335,11 @@ def table(results: list) -> str:
         for r in rows:
             ratio_q = ref["qddot_us"] / r["qddot_us"]
             ratio_l = ref["linearize_us"] / r["linearize_us"] if r["linearize_us"] else None
-            ratio_b = r["batch_states_per_s"] / ref["batch_states_per_s"] if r["batch_states_per_s"] and ref["batch_states_per_s"] else None
+            ratio_b = (
+                r["batch_states_per_s"] / ref["batch_states_per_s"]
+                if r["batch_states_per_s"] and ref["batch_states_per_s"]
+                else None
+            )
             lines.append(
                 f"| {r['model']} | {r['method']} | {fmt(r['qddot_us'])} | {fmt(ratio_q)} | {fmt(r['linearize_us'])} | "
                 f"{fmt(ratio_l)} | {fmt(r['batch_states_per_s'], '/s')} | {fmt(ratio_b)} |"
@@ -326,15 +364,25 @@ def gen_table(rows: list) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="sls and sympy lambdify only, n = 2, few repetitions (smoke test)")
+    parser.add_argument(
+        "--quick", action="store_true", help="sls and sympy lambdify only, n = 2, few repetitions (smoke test)"
+    )
     parser.add_argument("--out", type=Path, help="JSON file to write (default benchmarks/results/<date>.json)")
     parser.add_argument("--repeat", type=int, default=None, help="repeats per timing (median is reported)")
     parser.add_argument("--batch", type=int, default=None, help="states per batch call (default 100000)")
-    parser.add_argument("--gen-n", type=int, nargs="*", default=[2, 3, 5, 7, 10, 15, 20], help="n values for generation time")
-    parser.add_argument("--chain-n", type=int, nargs="*", default=[4, 6, 8, 10, 15, 20], help="n values of the relative-angle chain")
+    parser.add_argument(
+        "--gen-n", type=int, nargs="*", default=[2, 3, 5, 7, 10, 15, 20], help="n values for generation time"
+    )
+    parser.add_argument(
+        "--chain-n", type=int, nargs="*", default=[4, 6, 8, 10, 15, 20], help="n values of the relative-angle chain"
+    )
     parser.add_argument("--baseline-cap", type=int, default=7, help="largest n for the baseline generation recipes")
     parser.add_argument("--baseline-seconds", type=float, default=90.0, help="stop a baseline after a run this long")
-    parser.add_argument("--no-robots", action="store_true", help="skip the robot files (UR5, Panda, iiwa against Pinocchio; G1 generation)")
+    parser.add_argument(
+        "--no-robots",
+        action="store_true",
+        help="skip the robot files (UR5, Panda, iiwa against Pinocchio; G1 generation)",
+    )
     args = parser.parse_args(argv)
     args.repeat = args.repeat or (3 if args.quick else 9)
     args.batch = args.batch or (1000 if args.quick else 100_000)
@@ -383,9 +431,15 @@ def main(argv=None) -> int:
     print()
     print(ctarget.table(compiled))
     print()
-    print(robot_files.get("skipped") and f"robot files: skipped ({robot_files['skipped']})" or robots.section_table(robot_files))
+    print(
+        robot_files.get("skipped")
+        and f"robot files: skipped ({robot_files['skipped']})"
+        or robots.section_table(robot_files)
+    )
     print()
-    print(energy.get("skipped") and f"3-D energy models: skipped ({energy['skipped']})" or energy3d.table(energy["rows"]))
+    print(
+        energy.get("skipped") and f"3-D energy models: skipped ({energy['skipped']})" or energy3d.table(energy["rows"])
+    )
     out = args.out or RESULTS / f"{'quick-' if args.quick else ''}{report['date']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -34,7 +34,7 @@ with tempfile.TemporaryDirectory() as folder:
     print("final state:", np.array2string(run.y[:, -1], precision=6))
 
     if args.plot:
-        from sls.plot import plot_simulation
+        from sls.control.plot import plot_simulation
 
         plot_simulation(run, pkg.STATE, args.plot, input_names=pkg.INPUTS, title="acrobot: LQR balancing")
         print("wrote", args.plot)

@@ -44,7 +44,7 @@ with tempfile.TemporaryDirectory() as folder:
 
     # 5. Plot q(t), q̇(t), F(t) and T + V.
     if args.plot:
-        from sls.plot import plot_simulation
+        from sls.control.plot import plot_simulation
 
         plot_simulation(run, pkg.STATE, args.plot, input_names=pkg.INPUTS, title="cart-pole: LQR from a 10° tilt")
         print("wrote", args.plot)

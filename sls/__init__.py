@@ -6,19 +6,20 @@ Coriolis matrix, potential and friction forces and their Jacobians, and writes
 them as standalone numpy modules, with ``qddot_fun`` and ``linearized_model``
 (or, with ``target="c"``, as C99 behind a compiled package with the same API).
 
-Stages (one module each): :mod:`sls.expressions` and :mod:`sls.model`
+Stages (one module each): :mod:`sls.algebra.expressions` and :mod:`sls.model`
 (parse and check the model) → :mod:`sls.derive` (symbolic terms) →
-:mod:`sls.validate` (checks on derived terms) → :mod:`sls.lowering`
+:mod:`sls.derive.validate` (checks on derived terms) → :mod:`sls.lowering`
 (language-neutral programs for the functions of :mod:`sls.functions`) → a
-backend of :mod:`sls.backends` (Python: :mod:`sls.codegen` and
-:mod:`sls.render`; C: :mod:`sls.backends.c`) → :mod:`sls.write` (atomic,
-non-clobbering write). :mod:`sls.generate` runs them; :mod:`sls.cli` is the
+backend of :mod:`sls.backends` (Python: :mod:`sls.backends.python` and
+:mod:`sls.backends.render`; C: :mod:`sls.backends.c`) → :mod:`sls.output.write` (atomic,
+non-clobbering write). :mod:`sls.generate` runs them; :mod:`sls.cli.app` is the
 command line.
 """
 
 __version__ = "1.0.0"
 
-from .errors import (  # noqa: E402
+from sls.derive.symbolic import Symbolic, symbolic  # noqa: E402
+from sls.errors import (  # noqa: E402
     ControlError,
     ExpressionError,
     MissingDependencyError,
@@ -29,11 +30,10 @@ from .errors import (  # noqa: E402
     SlsError,
     UsageError,
 )
-from .generate import generate, sym_lagrangian_solver  # noqa: E402
-from .model import Model, model_from_strings, model_from_sympy  # noqa: E402
-from .readers import load_example, load_python, load_toml  # noqa: E402
-from .symbolic import Symbolic, symbolic  # noqa: E402
-from .urdf import load_urdf  # noqa: E402
+from sls.generate import generate, sym_lagrangian_solver  # noqa: E402
+from sls.model import Model, model_from_strings, model_from_sympy  # noqa: E402
+from sls.readers import load_example, load_python, load_toml  # noqa: E402
+from sls.readers.urdf import load_urdf  # noqa: E402
 
 __all__ = [
     "__version__",

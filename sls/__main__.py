@@ -1,5 +1,5 @@
 """``python -m sls`` runs the command line."""
 
-from .cli import main
+from sls.cli.app import main
 
 main()

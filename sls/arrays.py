@@ -1,6 +1,6 @@
 """Arrays of derived terms: nested tuples of entries (sympy expressions or graph nodes), in C order.
 
-:mod:`sls.derive` builds them, :mod:`sls.validate` samples them, the lowering and the backends
+:mod:`sls.derive` builds them, :mod:`sls.derive.validate` samples them, the lowering and the backends
 flatten and index them; these helpers are the one place that knows the layout.
 """
 

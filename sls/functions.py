@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type only: no import at run time
-    from .model import Model
+    from sls.model import Model
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,7 @@ def check(
     """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
     ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
-    from .errors import ModelError
+    from sls.errors import ModelError
 
     names = [n.strip() for n in chosen.split(",")] if isinstance(chosen, str) else list(chosen)
     full = available(model)

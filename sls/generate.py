@@ -13,11 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-from . import derive, validate, write
-from . import functions as registry
-from .backends import Backend, backend
-from .errors import ModelError, SlsError, brief
-from .model import Model, model_from_sympy, with_ranges
+from sls import derive
+from sls import functions as registry
+from sls.backends import Backend, backend
+from sls.derive import validate
+from sls.errors import ModelError, SlsError, brief
+from sls.model import Model, model_from_sympy, with_ranges
+from sls.output import write
 
 T = TypeVar("T")
 

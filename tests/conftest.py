@@ -37,7 +37,9 @@ _counter = itertools.count()
 def import_package(path: Path):
     """Import the generated package at ``path`` under a fresh unique name."""
     name = f"_sls_test_pkg_{next(_counter)}"
-    spec = importlib.util.spec_from_file_location(name, Path(path) / "__init__.py", submodule_search_locations=[str(path)])
+    spec = importlib.util.spec_from_file_location(
+        name, Path(path) / "__init__.py", submodule_search_locations=[str(path)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -76,7 +78,9 @@ def system_package(request, tmp_path_factory):
 
     def get(name: str):
         if name not in cache:
-            cache[name] = build(systems()[name].make_model(), tmp_path_factory.mktemp(f"{name}-{method}") / "pkg", method)
+            cache[name] = build(
+                systems()[name].make_model(), tmp_path_factory.mktemp(f"{name}-{method}") / "pkg", method
+            )
         return cache[name]
 
     return get

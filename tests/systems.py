@@ -19,9 +19,9 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import sympy as sp
@@ -215,7 +215,9 @@ def spherical_pendulum() -> System:
     params = {"m": 1.3, "l": 0.8, "g": 9.81, "b": 0.1}
     return System(
         name="spherical_pendulum",
-        make_model=lambda: sls.model_from_sympy(T, V, list(fric), [th, ph, dth, dph], params=params, name="spherical_pendulum"),
+        make_model=lambda: sls.model_from_sympy(
+            T, V, list(fric), [th, ph, dth, dph], params=params, name="spherical_pendulum"
+        ),
         q=(th, ph),
         dq=(dth, dph),
         T=T,
@@ -306,16 +308,27 @@ class Reference:
         self.el = sp.Matrix(el)  # d/dt dL/dqdot - dL/dq + fric, a function of q, qdot, qddot
         x = list(s.q) + list(s.dq)
         self.x_symbols = x
-        self.param_symbols = sorted((sym for e in [s.T, s.V, *s.fric, *s.forces] for sym in e.free_symbols
-                                     if sym.name in s.params), key=lambda sym: sym.name)
+        self.param_symbols = sorted(
+            (sym for e in [s.T, s.V, *s.fric, *s.forces] for sym in e.free_symbols if sym.name in s.params),
+            key=lambda sym: sym.name,
+        )
         self.param_symbols = list(dict.fromkeys(self.param_symbols))
         zero_qdd = {a: 0 for a in qdd}
         M_el = self.el.jacobian(qdd)  # from the time derivative
         bias = self.el.subs(zero_qdd)  # C qdot + phi + fric
         M_hess = sp.hessian(s.T, s.dq)  # from the definition M = d2T/dqdot2
         q = s.q
-        christoffel = [[[sp.Rational(1, 2) * (sp.diff(M_hess[k, j], q[i]) + sp.diff(M_hess[k, i], q[j]) - sp.diff(M_hess[i, j], q[k]))
-                         for k in range(n)] for j in range(n)] for i in range(n)]
+        christoffel = [
+            [
+                [
+                    sp.Rational(1, 2)
+                    * (sp.diff(M_hess[k, j], q[i]) + sp.diff(M_hess[k, i], q[j]) - sp.diff(M_hess[i, j], q[k]))
+                    for k in range(n)
+                ]
+                for j in range(n)
+            ]
+            for i in range(n)
+        ]
         C = sp.Matrix(n, n, lambda k, j: sum(christoffel[i][j][k] * s.dq[i] for i in range(n)))
         phi = sp.Matrix([sp.diff(s.V, qk) for qk in q])
         fric = sp.Matrix(s.fric)

@@ -24,8 +24,16 @@ def test_messages_are_one_line():
 
 
 def test_every_error_class_is_exported_and_has_its_exit_code():
-    classes = [errors.ExpressionError, errors.ModelError, errors.ModelFileError, errors.ModelTypeError,
-               errors.UsageError, errors.OutputError, errors.ControlError, errors.MissingDependencyError]
+    classes = [
+        errors.ExpressionError,
+        errors.ModelError,
+        errors.ModelFileError,
+        errors.ModelTypeError,
+        errors.UsageError,
+        errors.OutputError,
+        errors.ControlError,
+        errors.MissingDependencyError,
+    ]
     for cls in classes:
         assert getattr(sls, cls.__name__) is cls
         assert cls.exit_code == (2 if cls is errors.UsageError else 1), cls

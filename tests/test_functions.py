@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from conftest import import_package
 
 import sls
-import sls.render
+import sls.backends.render
 from sls import functions
-from sls.cli import main
+from sls.cli.app import main
 from sls.errors import ModelError, ModelFileError
 from sls.generate import choose, progress_steps
 from sls.readers import load_example, load_toml
@@ -54,7 +54,14 @@ def test_the_arrays_derived_are_those_the_chosen_functions_evaluate():
     model = load_example("double_pendulum")
     assert functions.arrays(choose(model, ["qddot_fun"])) == ("M", "rhs")
     assert functions.arrays(choose(model, ["xdot_fun", "T_fun"])) == ("M", "T", "rhs")
-    assert set(functions.arrays(choose(model, ["linearized_model"]))) == {"M", "rhs", "dM", "drhs", "B_u", "residual_jac"}
+    assert set(functions.arrays(choose(model, ["linearized_model"]))) == {
+        "M",
+        "rhs",
+        "dM",
+        "drhs",
+        "B_u",
+        "residual_jac",
+    }
 
 
 def test_the_full_set_is_no_choice():
@@ -67,7 +74,10 @@ def test_the_full_set_is_no_choice():
 
 def test_unknown_names_are_refused_with_the_valid_ones():
     model = load_example("double_pendulum")
-    with pytest.raises(ModelError, match=r"functions: unknown function 'M_func'; the generated functions are: M_fun, M_jac_fun, .*xdot_fun$"):
+    with pytest.raises(
+        ModelError,
+        match=r"functions: unknown function 'M_func'; the generated functions are: M_fun, M_jac_fun, .*xdot_fun$",
+    ):
         choose(model, ["qddot_fun", "M_func"])
     with pytest.raises(ModelError, match="unknown function 'multipliers_fun'"):  # only constrained models have it
         choose(model, ["multipliers_fun"])
@@ -77,10 +87,12 @@ def test_unknown_names_are_refused_with_the_valid_ones():
 
 def test_the_fingerprint_includes_a_choice_and_progress_counts_it():
     model = load_example("double_pendulum")
-    full = sls.render.fingerprint(model)
-    assert sls.render.fingerprint(choose(model, list(functions.NAMES))) == full
-    assert sls.render.fingerprint(choose(model, ["M_fun"])) != full
-    assert sls.render.fingerprint(choose(model, ["M_fun"])) != sls.render.fingerprint(choose(model, ["C_fun"]))
+    full = sls.backends.render.fingerprint(model)
+    assert sls.backends.render.fingerprint(choose(model, list(functions.NAMES))) == full
+    assert sls.backends.render.fingerprint(choose(model, ["M_fun"])) != full
+    assert sls.backends.render.fingerprint(choose(model, ["M_fun"])) != sls.backends.render.fingerprint(
+        choose(model, ["C_fun"])
+    )
     assert progress_steps(choose(model, ["xdot_fun"])) == progress_steps(model) - (len(functions.NAMES) - 2)
 
 
@@ -109,7 +121,9 @@ def test_python_subset_agrees_with_the_full_package(tmp_path, method):
     report = sls.generate(model, tmp_path / "part", method=method, functions=CHOSEN)
     assert sorted(report.files) == sorted([f"{n}.py" for n in PULLED] + ["__init__.py", "_runtime.py"])
     for name in PULLED:
-        assert _same_but_fingerprint((tmp_path / "part" / f"{name}.py").read_text(), (tmp_path / "full" / f"{name}.py").read_text())
+        assert _same_but_fingerprint(
+            (tmp_path / "part" / f"{name}.py").read_text(), (tmp_path / "full" / f"{name}.py").read_text()
+        )
     full, part = import_package(tmp_path / "full"), import_package(tmp_path / "part")
     assert sorted(part.__all__) == sorted(PULLED)
     assert not hasattr(part, "M_fun")
@@ -157,7 +171,9 @@ def test_matlab_subset_is_the_full_generation_s_files(tmp_path):
     report = sls.generate(model, tmp_path / "part", target="matlab", functions=CHOSEN)
     assert sorted(report.files) == sorted(f"{n}.m" for n in PULLED)
     for name in PULLED:
-        assert _same_but_fingerprint((tmp_path / "part" / f"{name}.m").read_text(), (tmp_path / "full" / f"{name}.m").read_text())
+        assert _same_but_fingerprint(
+            (tmp_path / "part" / f"{name}.m").read_text(), (tmp_path / "full" / f"{name}.m").read_text()
+        )
 
 
 def test_a_smaller_choice_removes_the_functions_left_out(tmp_path):
@@ -172,19 +188,31 @@ def test_a_smaller_choice_removes_the_functions_left_out(tmp_path):
 
 def test_cli_functions_option(tmp_path):
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["generate", "pendulum", "--functions", "xdot_fun, M_fun", "--out", str(out), "-q"])
+    result = CliRunner().invoke(
+        main, ["generate", "pendulum", "--functions", "xdot_fun, M_fun", "--out", str(out), "-q"]
+    )
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.glob("*.py")) == ["M_fun.py", "__init__.py", "_runtime.py", "qddot_fun.py", "xdot_fun.py"]
+    assert sorted(p.name for p in out.glob("*.py")) == [
+        "M_fun.py",
+        "__init__.py",
+        "_runtime.py",
+        "qddot_fun.py",
+        "xdot_fun.py",
+    ]
 
 
 def test_cli_refuses_unknown_functions_in_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     result = subprocess.run(
         [sys.executable, "-m", "sls", "generate", "pendulum", "--functions", "qddot_fun,jacobian", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: --functions: unknown function 'jacobian'; ")
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(
+        "error: --functions: unknown function 'jacobian'; "
+    )
     assert "M_fun, M_jac_fun" in result.stderr and "Traceback" not in result.stderr
     assert not out.exists()
 
@@ -192,13 +220,15 @@ def test_cli_refuses_unknown_functions_in_one_line_and_writes_nothing(tmp_path):
 def test_model_file_functions_key(tmp_path):
     text = (Path(sls.__file__).parent / "examples" / "pendulum.toml").read_text()
     path = tmp_path / "pendulum.toml"
-    path.write_text("functions = [\"linearized_model\"]\n" + text)
+    path.write_text('functions = ["linearized_model"]\n' + text)
     model = load_toml(path)
     assert model.functions == ("linearized_model",)
     report = sls.generate(model, tmp_path / "out")
     assert sorted(report.files) == ["__init__.py", "_runtime.py", "linearized_model.py"]
     # the command line's choice wins over the file's
-    result = CliRunner().invoke(main, ["generate", str(path), "--functions", "M_fun", "--out", str(tmp_path / "cli"), "-q"])
+    result = CliRunner().invoke(
+        main, ["generate", str(path), "--functions", "M_fun", "--out", str(tmp_path / "cli"), "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "cli" / "M_fun.py").exists() and not (tmp_path / "cli" / "linearized_model.py").exists()
 

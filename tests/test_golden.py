@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from conftest import METHODS, REFERENCE
 
 import sls
-from conftest import METHODS, REFERENCE
 
 MODELS = ["pendulum", "double_pendulum", "two_link_arm"]
 KEYS = ["M", "C", "phi", "fric", "M_jac", "C_jac", "phi_jac", "fric_jac", "qddot", "A", "B"]

@@ -68,10 +68,13 @@ def test_sls_generate_on_an_80_column_terminal(tmp_path):
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {key: value for key, value in sls_env().items() if key not in ("COLUMNS", "LINES")}
-    code = "import sys; from sls.cli import main; sys.argv[0] = 'sls'; main()"
+    code = "import sys; from sls.cli.app import main; sys.argv[0] = 'sls'; main()"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "generate", "nlink", "--n", "7", "--out", str(tmp_path / "out")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
     )
     os.close(slave)
     chunks = []

@@ -3,7 +3,7 @@
 A target is one folder: ``sls/backends/<name>/`` (its :class:`Backend`
 subclass, printers and runtime sources) and ``templates/<name>/`` (its
 Jinja2 templates), plus one line in :data:`REGISTRY`. The pipeline
-(:func:`sls.generate.generate`) and the writer (:mod:`sls.write`) only talk
+(:func:`sls.generate.generate`) and the writer (:mod:`sls.output.write`) only talk
 to the :class:`Backend` interface (:mod:`sls.backends.base`):
 
 * :meth:`Backend.check_environment`, :meth:`Backend.check_model` — refuse
@@ -27,8 +27,8 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import ModelError
-from .base import Backend
+from sls.backends.base import Backend
+from sls.errors import ModelError
 
 #: Every target: name → ``"module:Class"`` of its :class:`Backend` (or a factory); the first is the default.
 REGISTRY: dict = {

@@ -9,7 +9,7 @@ and :meth:`Backend.render` (its files). :meth:`Backend.builders` walks the
 registry of generated functions (:mod:`sls.functions`) once for every target.
 
 This module and each backend package's ``__init__`` import nothing heavy
-(no sympy, no jinja2): :mod:`sls.write` asks the backends which files are
+(no sympy, no jinja2): :mod:`sls.output.write` asks the backends which files are
 theirs without loading the code generators.
 """
 
@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import functions
-from ..errors import ModelError
+from sls import functions
+from sls.errors import ModelError
 
 if TYPE_CHECKING:  # a type only: no import at run time
-    from ..model import Model
+    from sls.model import Model
 
 
 class Backend:
@@ -95,13 +95,13 @@ class Backend:
     def template_folders(self) -> list:
         """The folders of the target's templates, first match wins: ``templates/<t>`` for each of
         :attr:`templates` (default: the target's name)."""
-        from .. import render
+        from sls.backends import render
 
         return [render.template_folder(t) for t in self.templates or (self.name,)]
 
     def environment(self) -> Any:
-        """The Jinja2 environment of the target's templates (:func:`sls.render.environment`)."""
-        from .. import render
+        """The Jinja2 environment of the target's templates (:func:`sls.backends.render.environment`)."""
+        from sls.backends import render
 
         return render.environment(*self.template_folders())
 
@@ -127,7 +127,7 @@ class Backend:
     def builders(self, dynamics: Any) -> dict:
         """Function name → zero-argument callable returning that function's code (``None`` for a function
         solved at run time), in the order of the registry; one entry per codegen step."""
-        from .. import lowering
+        from sls import lowering
 
         model = dynamics.model
         lowerers = lowering.lowerers(dynamics, self.paths(model), self.unroll_max)

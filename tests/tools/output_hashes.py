@@ -23,9 +23,9 @@ TARGETS = ("python", "c", "matlab")
 
 
 def models() -> list:
-    from sls.cli import _load_named
+    from sls.cli.app import _load_named
     from sls.readers import example_names
-    from sls.nlink import nlink_pendulum
+    from sls.readers.nlink import nlink_pendulum
 
     result = [(f"example:{name}", lambda name=name: _load_named(name)) for name in example_names()]
     result.append(("example:nlink", lambda: nlink_pendulum(3)))
@@ -79,8 +79,10 @@ def main() -> None:
             before = {k: v for k, v in before.items() if only in k.split("/")[0]}
         files = [k for k, v in before.items() if not v.startswith("refused")]
         differ = sorted(k for k in set(before) | set(result) if before.get(k) != result.get(k))
-        print(f"{len(files)} files before, {sum(not v.startswith('refused') for v in result.values())} after, "
-              f"{len(differ)} differ")
+        print(
+            f"{len(files)} files before, {sum(not v.startswith('refused') for v in result.values())} after, "
+            f"{len(differ)} differ"
+        )
         for key in differ[:40]:
             print("  differs:", key)
         sys.exit(1 if differ else 0)

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 import sympy
 from sympy.printing.c import C99CodePrinter
 
-from ... import functions, lowering
-from ...errors import brief
-from ...graph_print import ATOM, Style
-from ...lowering import Check, Fail, Let, strip_parens, text_of
-from .names import HEADER_MARK
+from sls import functions, lowering
+from sls.backends.c.names import HEADER_MARK
+from sls.errors import brief
+from sls.lowering import Check, Fail, Let, strip_parens, text_of
+from sls.lowering.graph_print import ATOM, Style
 
 if TYPE_CHECKING:  # a type only: no import at run time
-    from ...model import Model
+    from sls.model import Model
 
 
 class CPrinter(C99CodePrinter):

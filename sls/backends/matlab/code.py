@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 import sympy
 from sympy.printing.octave import OctaveCodePrinter
 
-from ... import arrays, functions, lowering
-from ...errors import brief
-from ...graph_print import POW, Style
+from sls import arrays, functions, lowering
+from sls.errors import brief
+from sls.lowering.graph_print import POW, Style
 
 if TYPE_CHECKING:  # a type only: no import at run time
-    from ...model import Model
+    from sls.model import Model
 
 #: MATLAB keywords (``iskeyword``), plus Octave's that MATLAB code could meet.
 KEYWORDS = frozenset(

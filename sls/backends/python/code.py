@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...arrays import unravel
-from ...lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
+from sls.arrays import unravel
+from sls.lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
 
 _MATH = re.compile(r"(?<![\w.])math\.")
 

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from ... import functions, render
-from .code import Kernel, Output, SolverCode
+from sls import functions
+from sls.backends import render
+from sls.backends.python.code import Kernel, Output, SolverCode
 
 if TYPE_CHECKING:  # a type only: no import at run time
-    from ...model import Model
+    from sls.model import Model
 
 
 def _shape_text(shape: tuple) -> str:
@@ -53,7 +54,7 @@ def modules(model: Model) -> tuple:
 
 
 def runtime_text(path: Path, values: dict) -> str:
-    """A runtime source as copied into a package: its code (:func:`sls.render.runtime_source`) with each line
+    """A runtime source as copied into a package: its code (:func:`sls.backends.render.runtime_source`) with each line
     ``NAME ... # ..., set when copied`` replaced by ``NAME = values[NAME]``."""
     lines = []
     for line in render.runtime_source(path).splitlines(keepends=True):
@@ -205,7 +206,7 @@ def check_names(model: Model, files: dict[str, str]) -> None:
             taken |= _local_names(function, user)
         clash = sorted(user & taken)
         if clash:
-            from ...errors import ModelError
+            from sls.errors import ModelError
 
             raise ModelError(
                 f"the name '{clash[0]}' is also a variable of the generated code ({filename}); "

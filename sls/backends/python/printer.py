@@ -16,9 +16,9 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-from ... import lowering
-from ...graph_print import Style
-from ...lowering import strip_parens
+from sls import lowering
+from sls.lowering import strip_parens
+from sls.lowering.graph_print import Style
 
 
 class _MinMax:

@@ -1,0 +1,3 @@
+"""The symbolic toolkit every stage shares: the expression vocabulary and its safe parser
+(:mod:`sls.algebra.expressions`), differentiation as sls takes it (:mod:`sls.algebra.calculus`) and the
+hash-consed expression graph the derivation routes and the lowering work on (:mod:`sls.algebra.graph`)."""

@@ -1,0 +1,134 @@
+"""Stage 4, shared by every target: the Jinja2 environment, the template context, the fingerprint, tidy text.
+
+Each target's templates live in its own folder of the top-level
+``templates/`` (``templates/python``, ``templates/c``, ...; a wheel installs
+the same files as the package data ``sls.templates``); a backend
+(:mod:`sls.backends`) renders them with :func:`environment` and
+:func:`context` and passes every file through :func:`tidy`. Nothing is
+written here (see :mod:`sls.output.write`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jinja2
+import sympy
+
+from sls import __version__, functions
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from sls.model import Model
+
+
+def template_root() -> Path:
+    """The folder holding every target's template folder.
+
+    A wheel installs it as ``sls/templates`` (package data ``sls.templates``);
+    in a source checkout it is the top-level ``templates/`` folder.
+    """
+    package = Path(__file__).resolve().parents[1]  # sls/
+    for folder in (package / "templates", package.parent / "templates"):
+        if (folder / "python" / "function.py.j2").is_file():
+            return folder
+    raise RuntimeError("sls installation is broken: its templates are missing")
+
+
+def template_folder(target: str = "python") -> Path:
+    """The folder of ``target``'s templates (``templates/<target>``)."""
+    return template_root() / target
+
+
+def environment(*folders: str | Path) -> jinja2.Environment:
+    """The Jinja2 environment sls renders with (strict: undefined names fail), loading from ``folders``
+    (paths, or target names for ``templates/<name>``), first match wins (the C target also renders Python
+    templates: ``"c", "python"``); default ``"python"``."""
+    paths = [f if isinstance(f, Path) else template_folder(f) for f in folders or ("python",)]
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(p) for p in paths]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") -> str:
+    """A short hash of everything that determines the generated code (the chosen functions too, when
+    ``model.functions`` chooses fewer than all)."""
+    parts = [
+        f"simplify={simplify}",
+        *([f"method={method}"] if method != "expanded" else []),
+        repr([s.name for s in model.state]),
+        *_energy_parts(model),
+        repr([sympy.srepr(f) for f in model.fric]),
+        repr([s.name for s in model.inputs]),
+        repr([sympy.srepr(f) for f in model.forces]),
+        repr(sorted(model.params.items())),
+        __version__,
+    ]
+    if model.constrained:  # unconstrained models keep the fingerprint they always had
+        parts += [
+            repr([sympy.srepr(c) for c in model.constraints]),
+            repr([sympy.srepr(c) for c in model.velocity_constraints]),
+            f"stabilization={model.stabilization!r}",
+        ]
+    if functions.is_subset(model):  # the full set keeps the fingerprint it always had
+        parts.append("functions=" + ",".join(functions.names(model)))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _energy_parts(model: Model) -> list[str]:
+    """What determines ``T`` and ``V``: the robot tree they were built from, else their expressions.
+
+    ``T`` of a robot has tens of thousands of nodes, and printing it costs seconds; the
+    tree (joints, transforms, inertials, all numbers) determines it and prints in microseconds.
+    """
+    if model.tree is not None:
+        return ["tree=" + repr(model.tree)]
+    return [sympy.srepr(model.T), sympy.srepr(model.V)]
+
+
+def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
+    """Template variables describing ``model`` (``simplify``: generated with ``--simplify``;
+    ``method``: the derivation route, see :data:`sls.derive.METHODS`)."""
+    return {
+        "version": __version__,
+        "source": model.source,
+        "name": model.name,
+        "fingerprint": fingerprint(model, simplify, method)
+        + (", simplified" if simplify else "")
+        + (", derived on the expression graph" if method == "graph" else ""),
+        "n": model.n,
+        "m": model.m,
+        "state": [s.name for s in model.state],
+        "inputs": [s.name for s in model.inputs],
+        "actuated": model.actuated,
+        "k": model.k,
+        "holonomic": len(model.constraints),
+        "stabilization": repr(float(model.stabilization)),
+        "params": [
+            {"name": name, "default": None if value is None else repr(float(value))}
+            for name, value in model.params.items()
+        ],
+    }
+
+
+def tidy(text: str) -> str:
+    """Strip trailing blanks and end with exactly one newline."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def runtime_source(path: Path, comment: tuple = ("#", "//")) -> str:
+    """The text of a runtime source file (a real ``.py``/``.c`` file of a backend) without its leading comment
+    block (the lines starting with ``comment`` before the code: notes for sls's developers), as copied into
+    a generated package after the header."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith(comment):
+        start += 1
+    return "".join(lines[start:])

@@ -1,0 +1,387 @@
+"""The ``sls`` command line.
+
+Every user mistake ends in one line on stderr (``error: ...``) and a
+non-zero exit code: 2 for usage errors, 1 for model and output errors. No
+traceback is shown for them. A failure sls did not foresee (a bug in sls) is
+one line too, but says so: ``error: internal error in sls VERSION ...``
+naming the input, where to report it, exit code :data:`INTERNAL_ERROR`; the
+traceback with ``--verbose`` or ``SLS_TRACEBACK=1``.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from sls import __version__
+from sls.backends import TARGETS
+from sls.cli.values import parse_param
+from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
+from sls.generate import choose, generate, progress_steps
+from sls.model import model_from_strings, with_ranges
+from sls.progress import Progress
+from sls.readers import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml
+from sls.readers.nlink import MAX_LINKS, nlink_pendulum
+from sls.readers.urdf import load_urdf
+
+#: The example built by a generator rather than read from a file.
+NLINK = "nlink"
+NLINK_DEFAULT = 3
+
+#: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
+INTERNAL_ERROR = 70
+#: Where internal errors are to be reported.
+REPORT_TO = "the sls issue tracker"
+
+
+def _internal(ctx: click.Context, error: BaseException) -> NoReturn:
+    """A bug in sls as one line naming the input and the version (the traceback first with --verbose)."""
+    if ctx.meta.get("sls.verbose"):
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    where = ctx.meta.get("sls.input")
+    running = f"sls {ctx.invoked_subcommand}" + (f" on {where}" if where else "")
+    detail = brief(one_line(f"{type(error).__name__}: {error}".rstrip(": ")), 300)
+    click.echo(
+        f"error: internal error in sls {__version__} running {running} (a bug in sls, not a mistake in your input): "
+        f"{detail}; please report it to {REPORT_TO} with {where or 'the command line'} and this line"
+        + ("" if ctx.meta.get("sls.verbose") else " (--verbose or SLS_TRACEBACK=1 shows the traceback)"),
+        err=True,
+    )
+    sys.exit(INTERNAL_ERROR)
+
+
+def _fail(error: SlsError) -> NoReturn:
+    click.echo(f"error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+def _usage(error: click.UsageError) -> NoReturn:
+    """Click's own usage errors, as one ``error:`` line (exit code 2)."""
+    if type(error).__name__ == "NoArgsIsHelpError":  # bare `sls`: click shows the help
+        raise error
+    hint = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+    click.echo(f"error: {one_line(error.format_message())}{hint}", err=True)
+    sys.exit(error.exit_code)
+
+
+class _Group(click.Group):
+    """Click group that turns :class:`SlsError` into one line and an exit code."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            _usage(error)
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except SlsError as error:
+            _fail(error)
+        except click.UsageError as error:
+            _usage(error)
+        except KeyboardInterrupt:
+            if ctx.invoked_subcommand == "generate":
+                click.echo("error: interrupted (the output folder holds the old package, the new one, or one that "
+                           "refuses to import until you run sls generate again; never a mix)", err=True)
+            else:
+                click.echo("error: interrupted", err=True)
+            sys.exit(130)
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise  # click silences a closed stdout (sls examples | head)
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"error: {where}{error.strerror or error}", err=True)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as error:  # a failure sls did not foresee: a bug in sls, one line, the traceback on request
+            if os.environ.get("SLS_TRACEBACK"):
+                raise
+            _internal(ctx, error)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sls")
+def main() -> None:
+    """sls — the Symbolic Lagrangian Solver.
+
+    Derives a mechanical system's equations of motion M(q) qddot + C(q, qdot) qdot
+    + phi(q) = u - fric from its kinetic energy T, potential energy V, friction
+    and state x = [q; qdot], and writes them as standalone numpy modules
+    (M_fun, C_fun, phi_fun, fric_fun, their Jacobians, qddot_fun,
+    linearized_model, ...).
+
+    Start with `sls generate` (the bundled two-link arm) or `sls examples`.
+    """
+
+
+@main.command("examples")
+def examples_command() -> None:
+    """List the bundled example models (usable as `sls generate NAME`)."""
+    for name in example_names():
+        marker = " (default)" if name == DEFAULT_EXAMPLE else ""
+        click.echo(f"{name:<22} {example_description(name)}{marker}")
+    click.echo(
+        f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: "
+        f"sls generate {NLINK} --n N (default {NLINK_DEFAULT})"
+    )
+
+
+def parse_range(text: str) -> tuple[str, list]:
+    """Parse ``NAME=LOW:HIGH`` (a ``--range`` value); the ends are numbers or constants such as ``-pi/2``."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    low, colon, high = value.partition(":")
+    if not sep or not name or not colon or not low.strip() or not high.strip():
+        raise UsageError(f"--range {text!r}: expected NAME=LOW:HIGH, e.g. --range theta=-0.5:0.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--range {text!r}: {name!r} is not a state name (expected NAME=LOW:HIGH)")
+    return name, [_range_number(part.strip(), text) for part in (low, high)]
+
+
+def _range_number(part: str, text: str) -> float | str:
+    try:
+        number = float(part)
+    except ValueError:
+        return part  # a constant expression ("pi/2"), checked with the model's ranges
+    if not math.isfinite(number):
+        raise UsageError(f"--range {text!r}: the ends must be finite numbers")
+    return number
+
+
+def load_model(
+    model: str | None,
+    T: str | None,
+    V: str | None,
+    fric: tuple,
+    x: str | None,
+    params: tuple,
+    inputs: tuple,
+    forces: tuple,
+    links: int | None = None,
+    constraints: tuple = (),
+    velocity_constraints: tuple = (),
+    ranges: tuple = (),
+    floating_base: bool = False,
+):
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
+    ``floating_base``: ``--floating-base`` of a URDF model).
+
+    ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
+    """
+    if links is not None and model != NLINK:
+        raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
+    inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
+    inline = inline or bool(constraints) or bool(velocity_constraints)
+    param_values = dict(parse_param(p) for p in params)
+    range_values = dict(parse_range(r) for r in ranges)
+    if model is not None and inline:
+        raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
+    if inline:
+        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--x", x)) if value is None]
+        if not fric:
+            missing.append("--fric")
+        if missing:
+            raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
+        assert T is not None and V is not None and x is not None  # none is missing
+        return model_from_strings(
+            state=x.replace(",", " ").split(),
+            T=T,
+            V=V,
+            fric=fric[0] if len(fric) == 1 and fric[0].strip() == "0" else list(fric),
+            params=param_values,
+            inputs=list(inputs) if inputs else None,
+            forces=list(forces) if forces else None,
+            name="model",
+            source="inline flags",
+            constraints=list(constraints) or None,
+            velocity_constraints=list(velocity_constraints) or None,
+            ranges=range_values or None,
+        )
+    if inputs or forces:
+        raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
+    if floating_base and not (model and Path(model).suffix == ".urdf"):
+        raise UsageError("--floating-base goes with a URDF robot file (NAME.urdf): it frees the robot's root link")
+    if model == NLINK and not Path(model).exists():
+        loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
+    elif floating_base and model is not None:
+        loaded = load_urdf(model, floating_base=True)
+    else:
+        loaded = _load_named(model or DEFAULT_EXAMPLE)
+    if param_values:
+        unknown = sorted(set(param_values) - set(loaded.params))
+        if unknown:
+            raise UsageError(
+                f"--param {unknown[0]}: the model has no parameter of that name "
+                f"(it has: {', '.join(loaded.params) or 'none'})"
+            )
+        from dataclasses import replace
+
+        loaded = replace(loaded, params={**loaded.params, **param_values})
+    if range_values:
+        loaded = with_ranges(loaded, range_values)
+    return loaded
+
+
+def _load_named(model: str):
+    path = Path(model)
+    if path.suffix == ".toml":
+        return load_toml(path)
+    if path.suffix == ".py":
+        return load_python(path)
+    if path.suffix == ".urdf":
+        return load_urdf(path)
+    if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
+        raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
+    if any(sep in model for sep in ("/", "\\")) or "." in model:
+        raise UsageError(f"{model}: no such model file")
+    return load_example(model)
+
+
+@main.command("generate")
+@click.argument("model", required=False)
+@click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
+@click.option("--V", "V", metavar="EXPR", help="Potential energy V(q) (inline model).")
+@click.option(
+    "--fric", multiple=True, metavar="EXPR", help="Friction force, once per degree of freedom; --fric 0 for none."
+)
+@click.option("--x", "x", metavar="NAMES", help='State names, q first then qdot: --x "q1 q2 dq1 dq2".')
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter default, repeatable (also overrides a model file's [params]).",
+)
+@click.option(
+    "--input", "inputs", multiple=True, metavar="NAME", help="Input name, repeatable (inline model with an input map)."
+)
+@click.option(
+    "--force",
+    "forces",
+    multiple=True,
+    metavar="EXPR",
+    help="Generalized force linear in the inputs, once per degree of freedom.",
+)
+@click.option(
+    "--constraint",
+    "constraints",
+    multiple=True,
+    metavar="EXPR",
+    help="Holonomic constraint c(q) = 0, repeatable (inline model).",
+)
+@click.option(
+    "--velocity-constraint",
+    "velocity_constraints",
+    multiple=True,
+    metavar="EXPR",
+    help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).",
+)
+@click.option(
+    "--range",
+    "ranges",
+    multiple=True,
+    metavar="NAME=LOW:HIGH",
+    help="Where the model lives: the checks of M and the constraints sample state variable NAME only in "
+    "[LOW, HIGH] (default [-pi, pi] for coordinates), repeatable; e.g. --range theta=-0.5:0.5.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    default="generated",
+    show_default=True,
+    type=click.Path(file_okay=True, dir_okay=True),
+    help="Output folder; it becomes a Python package.",
+)
+@click.option("--n", "links", type=int, metavar="N", help=f"Number of links of the {NLINK} example (1 to {MAX_LINKS}).")
+@click.option(
+    "--floating-base",
+    "floating_base",
+    is_flag=True,
+    help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; "
+    "inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.",
+)
+@click.option(
+    "--simplify",
+    is_flag=True,
+    help="Run sympy's trigsimp on the mass matrix and potential forces: shorter code, slower generation.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default=TARGETS[0],
+    show_default=True,
+    help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API "
+    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.",
+)
+@click.option(
+    "--functions",
+    "chosen",
+    metavar="NAMES",
+    help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; "
+    "default: all.",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out,
+                     links, floating_base, simplify, target, chosen, verbose, quiet) -> None:
+    """Generate the equations of motion of MODEL into --out.
+
+    MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
+    executed as your own code), a robot description (NAME.urdf: revolute,
+    continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
+    friction, gravity g along -z; --floating-base frees the root link) or a bundled
+    example's name (see `sls examples`); without MODEL and without inline
+    flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
+
+      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq"
+    --param m=1 --param l=1 --param g=9.81 --param b=0.1
+    """
+    meta = click.get_current_context().meta
+    inline = any(v is not None for v in (T, V, x))
+    meta["sls.input"] = model if model is not None else ("the inline model" if inline else DEFAULT_EXAMPLE)
+    meta["sls.verbose"] = verbose
+    loaded = load_model(
+        model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges, floating_base
+    )
+    loaded = choose(loaded, chosen, "--functions", UsageError)
+    for warning in loaded.warnings():
+        click.echo(f"warning: {warning}", err=True)
+    try:
+        if quiet:
+            report = generate(loaded, out, simplify=simplify, target=target)
+        else:
+            with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
+                report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
+    except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
+        if model is not None and Path(model).suffix in (".toml", ".py", ".urdf") and not str(error).startswith(model):
+            raise type(error)(f"{model}: {error}") from None
+        raise
+    if verbose:
+        for stage, seconds in report.timings.items():
+            click.echo(f"  {stage:<9} {seconds:8.3f} s", err=True)
+    if not quiet:
+        click.echo(
+            f"wrote {len(report.files)} files to {out}/ ({loaded.name}: n = {loaded.n}, m = {loaded.m}) "
+            f"in {report.total:.2f} s"
+        )
+
+
+# Control commands (sls lqr, sls simulate) live in sls/cli_control.py.
+from sls.cli.control import register as _register_control  # noqa: E402
+
+_register_control(main)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,390 @@
+"""The control commands of the ``sls`` command line: ``sls lqr`` and ``sls simulate``.
+
+They work on a generated package folder (what ``sls generate --out DIR``
+wrote) through :mod:`sls.control`. :func:`register` adds them to the ``sls``
+group; errors are :class:`sls.errors.SlsError` subclasses, which the group
+prints as one ``error: ...`` line.
+
+``--lqr-from FILE`` of ``sls simulate`` reads the JSON that ``sls lqr --save
+FILE`` writes (equilibrium, gain, weights, the package's state and input
+names and fingerprint), so a design is computed once and simulated as often
+as needed, also with other parameter values (a robustness check).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+
+from sls.cli.values import parse_param
+from sls.errors import ControlError, ExpressionError, OutputError, UsageError
+from sls.output.write import check_output_file, replacing
+from sls.progress import Progress
+
+__all__ = ["parse_vector", "parse_weight", "register"]
+
+
+def _number(text: str, option: str) -> float:
+    from sls.algebra.expressions import parse_expression
+
+    try:
+        value = float(text)
+    except ValueError:
+        try:
+            expr = parse_expression(text, option)
+        except ExpressionError as exc:
+            raise UsageError(f"{option}: {exc}") from None
+        if expr.free_symbols:
+            names = ", ".join(sorted(s.name for s in expr.free_symbols))
+            raise UsageError(
+                f"{option}: entry {text!r} is not a number or a constant expression like pi/18 (it uses {names})"
+            ) from None
+        value = float(expr)
+    if not math.isfinite(value):
+        raise UsageError(f"{option}: entry {text!r} is not finite")
+    return value
+
+
+def _entries(text: str) -> list[str]:
+    return text.replace(",", " ").split()
+
+
+def parse_vector(text: str, size: int, option: str, names: tuple = ()) -> np.ndarray:
+    """Parse ``"0 pi/18 0 0"`` (or comma-separated) into ``size`` numbers."""
+    entries = _entries(text)
+    if len(entries) != size:
+        listing = f" [{', '.join(names)}]" if names else ""
+        raise UsageError(
+            f"{option} {text!r}: expected {size} number{'s' if size != 1 else ''}{listing}, got {len(entries)}"
+        )
+    return np.array([_number(e, option) for e in entries])
+
+
+def parse_weight(text: str, size: int, option: str) -> np.ndarray:
+    """Parse a weight: one number (times I), ``size`` numbers (the diagonal) or rows separated by ``;``."""
+    rows = [row for row in text.split(";")]
+    if len(rows) > 1:
+        matrix = [[_number(e, option) for e in _entries(row)] for row in rows]
+        if len(matrix) != size or any(len(row) != size for row in matrix):
+            shape = f"{len(matrix)} rows of {', '.join(str(len(r)) for r in matrix)} entries"
+            raise UsageError(
+                f"{option}: a matrix must have {size} rows of {size} entries separated by ';', got {shape}"
+            )
+        return np.array(matrix)
+    entries = _entries(text)
+    if len(entries) == 1:
+        return np.array(_number(entries[0], option))
+    if len(entries) != size:
+        raise UsageError(
+            f"{option} {text!r}: expected one number (times the identity), {size} diagonal entries "
+            f"or a {size}x{size} matrix with rows separated by ';', got {len(entries)} numbers"
+        )
+    return np.array([_number(e, option) for e in entries])
+
+
+def _params(texts: tuple) -> dict:
+    return dict(parse_param(p) for p in texts)
+
+
+def _format_complex(value: complex) -> str:
+    if abs(value.imag) < 1e-12 * max(1.0, abs(value)):
+        return f"{value.real:.6g}"
+    return f"{value.real:.6g} {'+' if value.imag >= 0 else '-'} {abs(value.imag):.6g}j"
+
+
+def _format_poles(poles: np.ndarray) -> list[str]:
+    lines, skip = [], False
+    for i, value in enumerate(poles):
+        if skip:
+            skip = False
+            continue
+        if (
+            abs(value.imag) > 1e-12
+            and i + 1 < len(poles)
+            and abs(poles[i + 1] - np.conj(value)) < 1e-9 * max(1.0, abs(value))
+        ):
+            lines.append(f"{value.real:.6g} ± {abs(value.imag):.6g}j")
+            skip = True
+        else:
+            lines.append(_format_complex(value))
+    return lines
+
+
+def _labelled(names, values) -> str:
+    return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
+
+
+def design_to_json(pkg, result, params: dict) -> dict:
+    """The JSON document ``sls lqr --save`` writes."""
+    from sls import __version__
+
+    return {
+        "sls": __version__,
+        "kind": "lqr",
+        "fingerprint": getattr(pkg, "FINGERPRINT", None),
+        "state": list(pkg.STATE),
+        "inputs": list(pkg.INPUTS),
+        "params": params,
+        "x_eq": result.x_eq.tolist(),
+        "u_eq": result.u_eq.tolist(),
+        "K": result.K.tolist(),
+        "Q": result.Q.tolist(),
+        "R": result.R.tolist(),
+        "poles": [[float(p.real), float(p.imag)] for p in result.poles],
+    }
+
+
+def controller_from_json(pkg, path: Path):
+    """Read an ``sls lqr --save`` file; return ``(controller, x_eq, warnings)``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"--lqr-from {path}: no such file (write one with `sls lqr DIR ... --save {path}`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"--lqr-from {path}: not an sls lqr file: {exc}") from None
+    if not isinstance(data, dict) or data.get("kind") != "lqr" or not all(k in data for k in ("K", "x_eq", "u_eq")):
+        raise UsageError(f"--lqr-from {path}: not an sls lqr file (write one with `sls lqr DIR ... --save {path}`)")
+    if list(data.get("state", [])) != list(pkg.STATE) or list(data.get("inputs", [])) != list(pkg.INPUTS):
+        raise ControlError(
+            f"--lqr-from {path}: the design is for state [{', '.join(data.get('state', []))}] and inputs "
+            f"[{', '.join(data.get('inputs', []))}], "
+            f"but the package has [{', '.join(pkg.STATE)}] and [{', '.join(pkg.INPUTS)}]"
+        )
+    n2, m = 2 * pkg.N_DOF, pkg.N_INPUTS
+    try:
+        K = np.array(data["K"], dtype=float).reshape(m, n2)
+        x_eq = np.array(data["x_eq"], dtype=float).reshape(n2)
+        u_eq = np.array(data["u_eq"], dtype=float).reshape(m)
+    except (TypeError, ValueError):
+        raise UsageError(f"--lqr-from {path}: K, x_eq or u_eq has the wrong shape for this package") from None
+    warnings = []
+    if data.get("fingerprint") != getattr(pkg, "FINGERPRINT", None):
+        warnings.append(f"--lqr-from {path}: the design was computed on a package with another model fingerprint")
+
+    def controller(t, x):
+        return u_eq - K @ (x - x_eq)
+
+    return controller, x_eq, warnings
+
+
+def register(group: click.Group) -> None:
+    """Add ``lqr`` and ``simulate`` to the ``sls`` command group."""
+    group.add_command(lqr_command)
+    group.add_command(simulate_command)
+
+
+#: ``--param NAME=VALUE`` of both control commands.
+_PARAM_OPTION = click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Parameter value passed to the generated functions, repeatable.",
+)
+
+
+@click.command("lqr")
+@click.argument("package_dir", metavar="DIR")
+@click.option(
+    "--x-eq",
+    "x_eq",
+    required=True,
+    metavar="VALUES",
+    help='Equilibrium state, 2n numbers: --x-eq "0 0 0 0" (entries may be constant expressions like pi).',
+)
+@click.option(
+    "--u-eq",
+    "u_eq",
+    metavar="VALUES",
+    help="Equilibrium input, m numbers; default: computed (the input that holds x-eq at rest).",
+)
+@click.option(
+    "--Q",
+    "Q",
+    default="1",
+    show_default=True,
+    metavar="WEIGHT",
+    help='State weight: a number (times I), 2n diagonal entries "10 10 1 1", or rows separated by ";".',
+)
+@click.option(
+    "--R",
+    "R",
+    default="1",
+    show_default=True,
+    metavar="WEIGHT",
+    help="Input weight: a number, m diagonal entries, or rows separated by ';'.",
+)
+@_PARAM_OPTION
+@click.option(
+    "--save",
+    "save",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the design as JSON (for sls simulate --lqr-from FILE).",
+)
+def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
+    """LQR gain K and closed-loop poles at an equilibrium of the package in DIR.
+
+    DIR is a folder written by `sls generate --out DIR`. The control law is
+    u = u_eq - K (x - x_eq); K minimizes the integral of dx'Q dx + du'R du on
+    the linearization at (x_eq, u_eq). Example (cart-pole, pole upright):
+
+      sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --R 1 --save gain.json
+    """
+    click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
+    from sls.control import equilibrium_input, load_package, lqr
+
+    if save:
+        check_output_file(save, "--save")
+    pkg = load_package(package_dir)
+    values = _params(params)
+    x = parse_vector(x_eq, 2 * pkg.N_DOF, "--x-eq", pkg.STATE)
+    if u_eq is None:
+        u, _ = equilibrium_input(pkg, x, params=values)
+    else:
+        u = parse_vector(u_eq, pkg.N_INPUTS, "--u-eq", pkg.INPUTS)
+    result = lqr(
+        pkg,
+        x,
+        u,
+        parse_weight(Q, 2 * pkg.N_DOF, "--Q"),
+        parse_weight(R, pkg.N_INPUTS, "--R"),
+        params=values,
+    )
+    click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, x)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
+    click.echo("K (u = u_eq - K (x - x_eq)):")
+    width = max(len(name) for name in pkg.INPUTS)
+    click.echo(f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in pkg.STATE))
+    for name, row in zip(pkg.INPUTS, result.K):
+        click.echo(f"  {name:<{width}}  " + " ".join(f"{value:12.6g}" for value in row))
+    click.echo("closed-loop poles:")
+    for line in _format_poles(result.poles):
+        click.echo(f"  {line}")
+    if save:
+        document = design_to_json(pkg, result, values)
+        try:
+            with replacing(save) as temporary:
+                temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"{save}: cannot write the design: {exc.strerror or exc}") from None
+        click.echo(f"wrote the design to {save}")
+
+
+@click.command("simulate")
+@click.argument("package_dir", metavar="DIR")
+@click.option("--x0", "x0", required=True, metavar="VALUES", help='Initial state, 2n numbers: --x0 "0 pi/18 0 0".')
+@click.option("--t-end", "t_end", required=True, type=float, metavar="SECONDS", help="End time.")
+@click.option("--t-start", "t_start", default=0.0, show_default=True, type=float, metavar="SECONDS", help="Start time.")
+@click.option(
+    "--lqr-from",
+    "lqr_from",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
+)
+@_PARAM_OPTION
+@click.option(
+    "--plot",
+    "plot",
+    type=click.Path(dir_okay=False),
+    metavar="FILE.png",
+    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).',
+)
+@click.option(
+    "--csv",
+    "csv",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write t, the state, the input and the energy as CSV.",
+)
+@click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")
+@click.option(
+    "--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator (RK45)."
+)
+@click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
+def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, csv, points, rtol, atol, quiet) -> None:
+    """Simulate the nonlinear model in DIR from --x0, open loop or with an LQR design.
+
+    DIR is a folder written by `sls generate --out DIR`. Prints the final
+    state and the energy T + V at the start and the end; --plot writes a
+    figure, --csv the samples. Example (cart-pole from a 10 degree tilt):
+
+    \b
+      sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --save gain.json
+      sls simulate cart_pole --x0 "0 10*pi/180 0 0" --t-end 8 --lqr-from gain.json --plot cart_pole.png
+    """
+    click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
+    from sls.control import load_package, settling_time, simulate
+
+    if plot:
+        from sls.control.plot import require_matplotlib
+
+        require_matplotlib()
+        check_output_file(plot, "--plot")
+    if csv:
+        check_output_file(csv, "--csv")
+    if not (math.isfinite(t_end) and math.isfinite(t_start) and t_end > t_start):
+        raise UsageError(f"--t-end {t_end:g}: must be a finite time after --t-start {t_start:g}")
+    if not (rtol > 0 and atol > 0):
+        raise UsageError("--rtol and --atol must be positive")
+    pkg = load_package(package_dir)
+    values = _params(params)
+    x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
+    controller, x_eq = None, None
+    if lqr_from:
+        controller, x_eq, warnings = controller_from_json(pkg, Path(lqr_from))
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
+    t_eval = np.linspace(t_start, t_end, points)
+    kwargs = dict(params=values, t_eval=t_eval, rtol=rtol, atol=atol)
+    if quiet:
+        result = simulate(pkg, x, (t_start, t_end), controller, **kwargs)
+    else:
+        span = t_end - t_start
+        with Progress(1000, "simulating") as bar:
+
+            def progress(t):
+                bar.update(int(1000 * (t - t_start) / span), f"t = {t:.4g} s")
+
+            result = simulate(pkg, x, (t_start, t_end), controller, progress=progress, **kwargs)
+    if not result.success:
+        raise ControlError(f"the integration stopped at t = {result.t[-1]:.6g}: {result.message}")
+    if plot:
+        from sls.control.plot import plot_simulation
+
+        mode = "LQR closed loop" if controller else "open loop"
+        plot_simulation(result, pkg.STATE, plot, input_names=pkg.INPUTS, title=f"{Path(package_dir).name}: {mode}")
+    if csv:
+        header = ["t", *pkg.STATE, *pkg.INPUTS, "T", "V", "energy"]
+        table = np.column_stack([result.t, result.y.T, result.u.T, result.T, result.V, result.energy])
+        try:
+            with replacing(csv) as temporary:
+                np.savetxt(temporary, table, delimiter=",", header=",".join(header), comments="", fmt="%.10g")
+        except OSError as exc:
+            raise OutputError(f"{csv}: cannot write the samples: {exc.strerror or exc}") from None
+    if quiet:
+        return
+    click.echo(f"t = {result.t[-1]:.6g}: x = [{_labelled(pkg.STATE, result.y[:, -1])}]")
+    drift = float(np.max(np.abs(result.energy - result.energy[0])))
+    click.echo(
+        f"energy T + V: {result.energy[0]:.6g} at start, {result.energy[-1]:.6g} at the end "
+        f"(largest change {drift:.3g})"
+    )
+    if controller is not None:
+        u = result.u
+        click.echo(
+            "input range: "
+            + ", ".join(f"{name} in [{u[i].min():.4g}, {u[i].max():.4g}]" for i, name in enumerate(pkg.INPUTS))
+        )
+        settle = settling_time(result.t, result.y, x_eq)
+        text = f"{settle:.3g} s" if math.isfinite(settle) else "not within the run"
+        click.echo(f"settling time (state within 2% of its initial distance to x_eq): {text}")
+    if plot:
+        click.echo(f"wrote the plot to {plot}")
+    if csv:
+        click.echo(f"wrote the samples to {csv}")

@@ -1,0 +1,25 @@
+"""Values of command-line options shared by ``sls generate`` (:mod:`sls.cli.app`) and the control
+commands (:mod:`sls.cli.control`): parsed here, so neither command module imports the other's."""
+
+from __future__ import annotations
+
+import math
+
+from sls.errors import UsageError
+
+
+def parse_param(text: str) -> tuple[str, float]:
+    """Parse ``NAME=NUMBER`` (a ``--param`` value)."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value:
+        raise UsageError(f"--param {text!r}: expected NAME=NUMBER, e.g. --param m=1.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (expected NAME=NUMBER)")
+    try:
+        number = float(value)
+    except ValueError:
+        raise UsageError(f"--param {text!r}: {value!r} is not a number (expected NAME=NUMBER)") from None
+    if not math.isfinite(number):
+        raise UsageError(f"--param {text!r}: the value must be a finite number")
+    return name, number

@@ -1,0 +1,501 @@
+"""Recursive rigid-body dynamics of a robot tree, emitted as nodes of an expression graph.
+
+The graph route differentiates the kinetic energy ``T`` of the whole robot;
+on 3-D arms that graph is large (every body's velocity is squared and summed,
+and its second derivatives are what ``M`` and ``C q̇`` are made of). A robot
+tree (:class:`~sls.readers.urdf.Robot`) has a far smaller description of the same
+dynamics, the recursions of Featherstone's *Rigid Body Dynamics Algorithms*
+that Pinocchio and RobCoGen evaluate: velocities and accelerations propagated
+from the root link by link, each in the link's own frame, then forces back
+from the leaves. This module writes those recursions as straight-line nodes
+of a :class:`~sls.algebra.graph.Graph`:
+
+* the constant part of every joint transform (``<origin rpy>`` composed with
+  the fixed joints above it) is a matrix of numbers, so exact zeros vanish
+  and nothing is multiplied out symbolically;
+* a revolute joint about a coordinate axis rotates two components (``cos``,
+  ``sin`` of its angle), any other axis by Rodrigues' formula;
+* links fixed to a moving link are merged into its body (mass, first moment
+  and inertia about the body's origin summed, as numbers);
+* every vector is three nodes; the graph's folding drops the products with
+  zero, so a zero rate, acceleration or gravity prunes whole terms.
+
+Conventions (those of :mod:`sls.readers.urdf`)
+--------------------------------------
+The root link is fixed to the world, gravity ``g`` points along −z of its
+frame. A moving joint from parent ``P`` to child ``C`` has the constant
+rotation ``R_o`` and offset ``t`` (``P``'s frame), the unit axis ``a`` (in
+``C``'s frame) and the joint rotation ``R_q`` (``I`` for prismatic joints);
+vectors map to the child's frame by ``E v = R_qᵀ R_oᵀ v``; the child's origin
+is at ``p = t (+ R_o a q for a prismatic joint)``.
+
+Per body, in its own frame: ``ω`` angular velocity, ``v`` velocity of the
+origin, ``ω̇``, ``v̇`` their (classical) accelerations, with
+
+* ``ω_C = E ω_P + a q̇`` (revolute), ``v_C = E (v_P + ω_P × p) + a q̇`` (prismatic),
+* ``ω̇_C = E ω̇_P + a q̈ + ω_C × a q̇`` (revolute),
+* ``v̇_C = E (v̇_P + ω̇_P × p + ω_P × (ω_P × p)) + a q̈ + 2 ω_C × a q̇`` (prismatic),
+* the root's ``v̇ = g e_z`` (gravity as an upward acceleration of the base),
+
+and with the body's mass ``m``, first moment ``h = m c`` and inertia
+``I_o`` about its origin, the force and moment it needs (about its origin)
+
+* ``f = m v̇ + ω̇ × h + ω × (ω × h)``, ``n = I_o ω̇ + ω × (I_o ω) + h × v̇``,
+
+summed from the leaves (``f_P += R f_C``, ``n_P += R n_C + p × R f_C`` with
+``R = R_o R_q``); the joint force is ``τ_j = a · n`` (revolute) or
+``a · f`` (prismatic). A mimic joint moves with ``multiplier`` times its
+coordinate's ``q, q̇, q̈`` (plus ``offset`` on ``q``), and its ``τ_j`` counts
+``multiplier`` times on that coordinate. The energies are
+``T = Σ ½ m v·v + v·(ω × h) + ½ ω·I_o ω`` and ``V = g Σ (m z₀ + e_z·h)``
+(``z₀`` the height of the body's origin, ``e_z`` the world's vertical in its
+frame), over the bodies that move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sympy
+
+from sls.algebra.graph import Graph
+from sls.readers.urdf import rpy_matrix
+
+if TYPE_CHECKING:
+    from sls.readers.urdf import Robot
+
+#: Joint kinds that rotate about their axis; the other moving kind is ``prismatic``.
+REVOLUTE = ("revolute", "continuous")
+_MOVING = REVOLUTE + ("prismatic",)
+
+
+@dataclass(frozen=True)
+class Body:
+    """One moving body: a moving joint's child link with the links fixed to it.
+
+    ``parent`` is the index of the parent body (``-1``: the root, which does
+    not move). ``rotation`` (3×3) and ``offset`` (3) are the joint's constant
+    transform in the parent body's frame (fixed joints above it composed in);
+    ``axis`` the unit axis in the body's frame; ``kind`` the joint type.
+    ``coordinate`` is the index of the coordinate moving it, ``multiplier``
+    and ``shift`` map that coordinate to the joint (``1, 0`` unless mimic).
+    ``mass``, ``moment`` (``m c``, 3) and ``inertia`` (3×3 about the body's
+    origin) are the merged inertia in the body's frame, as floats.
+    """
+
+    name: str
+    parent: int
+    rotation: tuple
+    offset: tuple
+    axis: tuple
+    kind: str
+    coordinate: int
+    multiplier: float
+    shift: float
+    mass: float
+    moment: tuple
+    inertia: tuple
+
+
+def bodies(robot: Robot) -> tuple:
+    """The moving bodies of ``robot`` (a :class:`~sls.readers.urdf.Robot`) in tree order (parents first).
+
+    Fixed joints are folded: a link fixed to a body adds its inertia to the
+    body's (parallel-axis theorem, in the body's frame), and a joint below it
+    gets the composed constant transform. Links fixed to the root are not
+    bodies (they never move).
+    """
+    index = {joint.name: k for k, joint in enumerate(robot.movable)}
+    # link → (body, R, t): its frame in the body's frame
+    pose: dict[str, tuple[int, tuple, tuple]] = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}
+    found: list = []
+    for joint in robot.joints:
+        body, R, t = pose[joint.parent]
+        R_o = _matmul(R, rpy_matrix(joint.rpy))
+        t_o = tuple(t[i] + sum(R[i][k] * joint.xyz[k] for k in range(3)) for i in range(3))
+        if joint.kind not in _MOVING:
+            pose[joint.child] = (body, R_o, t_o)
+            continue
+        if joint.mimic is None:
+            coordinate, multiplier, shift = index[joint.name], 1.0, 0.0
+        else:
+            followed, multiplier, shift = joint.mimic
+            coordinate = index[followed]
+        found.append(
+            {
+                "name": joint.name,
+                "parent": body,
+                "rotation": R_o,
+                "offset": t_o,
+                "axis": tuple(joint.axis),
+                "kind": joint.kind,
+                "coordinate": coordinate,
+                "multiplier": float(multiplier),
+                "shift": float(shift),
+            }
+        )
+        pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
+    masses = [0.0 for _ in found]
+    moments = [[0.0] * 3 for _ in found]
+    inertias = [[[0.0] * 3 for _ in range(3)] for _ in found]
+    for link, inertial in robot.inertials.items():
+        if inertial is None or link not in pose:
+            continue
+        body, R, t = pose[link]
+        if body < 0:
+            continue
+        m = inertial.mass
+        c = [t[i] + sum(R[i][k] * inertial.com[k] for k in range(3)) for i in range(3)]
+        I_c = _matmul(_matmul(R, inertial.inertia), _transpose(R))
+        masses[body] += m
+        cc = sum(v * v for v in c)
+        for i in range(3):
+            moments[body][i] += m * c[i]
+            for j in range(3):
+                inertias[body][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
+    return tuple(
+        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
+        for spec, m, h, inertia in zip(found, masses, moments, inertias)
+    )
+
+
+_IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
+def _matmul(A: Sequence, B: Sequence) -> tuple:
+    if A is _IDENTITY:
+        return tuple(tuple(row) for row in B)
+    return tuple(tuple(sum(A[i][k] * B[k][j] for k in range(3)) for j in range(3)) for i in range(3))
+
+
+def _transpose(A: Sequence) -> tuple:
+    return tuple(tuple(A[j][i] for j in range(3)) for i in range(3))
+
+
+def constant(value: float) -> sympy.Expr:
+    """A float as a graph constant.
+
+    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.readers.urdf`).
+    """
+    nearest = round(value)
+    if abs(value - nearest) <= 1e-14 and abs(nearest) < 2**53:
+        return sympy.Integer(nearest)
+    return sympy.Float(value)
+
+
+# --------------------------------------------------------------------------
+# vectors of graph nodes
+
+
+class _Vectors:
+    """3-vector arithmetic on graph nodes (lists of three node ids), numbers folded."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.g = graph
+        self.zero = [graph.zero] * 3
+
+    def num(self, value: float) -> int:
+        return self.g.number(constant(value))
+
+    def add(self, *vectors: list) -> list:
+        return [self.g.add([v[i] for v in vectors]) for i in range(3)]
+
+    def scale(self, s: int, v: list) -> list:
+        return [self.g.mul((s, e)) for e in v]
+
+    def dot(self, a: list, b: list) -> int:
+        return self.g.add([self.g.mul((x, y)) for x, y in zip(a, b)])
+
+    def cross(self, a: list, b: list) -> list:
+        g = self.g
+        return [g.sub(g.mul((a[i], b[j])), g.mul((a[j], b[i]))) for i, j in ((1, 2), (2, 0), (0, 1))]
+
+    def matvec(self, A: Sequence, v: list) -> list:
+        """``A v`` for a constant matrix ``A`` (numbers)."""
+        return [self.g.add([self.g.mul((self.num(A[i][k]), v[k])) for k in range(3)]) for i in range(3)]
+
+    def tmatvec(self, A: Sequence, v: list) -> list:
+        """``Aᵀ v`` for a constant matrix ``A`` (numbers)."""
+        return self.matvec(_transpose(A), v)
+
+    def along(self, axis: Sequence[float], s: int) -> list:
+        """``axis · s`` (a constant axis times a node)."""
+        return [self.g.mul((self.num(a), s)) for a in axis]
+
+
+class _Joint:
+    """The motion of one body's joint at given ``q`` (a node): maps between the parent's and the body's frames."""
+
+    def __init__(self, vec: _Vectors, body: Body, q: int) -> None:
+        self.vec, self.body = vec, body
+        g = vec.g
+        self.revolute = body.kind in REVOLUTE
+        axis = [constant(a) for a in body.axis]
+        self.principal = sum(a != 0 for a in axis) == 1
+        #: cos q and sin q (nodes) of a revolute joint; None for a prismatic one
+        self.c: int | None
+        self.s: int | None
+        if self.revolute:
+            self.c = g.function(sympy.cos, (q,))
+            self.s = g.function(sympy.sin, (q,))
+            self.offset = [vec.num(t) for t in body.offset]
+        else:
+            self.c = self.s = None
+            slide = vec.matvec(body.rotation, vec.along(body.axis, q))  # R_o a q
+            self.offset = vec.add([vec.num(t) for t in body.offset], slide)
+
+    def _rotate(self, v: list, sign: int) -> list:
+        """``R_q v`` (``sign`` +1) or ``R_qᵀ v`` (``sign`` −1) about the body's axis."""
+        vec, g = self.vec, self.vec.g
+        c, s = self.c, self.s
+        if not self.revolute or c is None or s is None:
+            return v
+        if sign < 0:
+            s = g.neg(s)
+        if self.principal:
+            k = next(i for i, a in enumerate(self.body.axis) if constant(a) != 0)
+            if constant(self.body.axis[k]) < 0:
+                s = g.neg(s)
+            i, j = (k + 1) % 3, (k + 2) % 3
+            out = list(v)
+            out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
+            out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
+            return out
+        # Rodrigues: R v = c v + s (a × v) + (1 − c)(a·v) a
+        a = [vec.num(x) for x in self.body.axis]
+        along = g.mul((g.sub(g.one, c), vec.dot(a, v)))
+        return vec.add(vec.scale(c, v), vec.scale(s, vec.cross(a, v)), vec.scale(along, a))
+
+    def to_child(self, v: list) -> list:
+        """``E v = R_qᵀ R_oᵀ v``: a parent-frame vector in the body's frame."""
+        return self._rotate(self.vec.tmatvec(self.body.rotation, v), -1)
+
+    def to_parent(self, v: list) -> list:
+        """``R_o R_q v``: a body-frame vector in the parent's frame."""
+        return self.vec.matvec(self.body.rotation, self._rotate(v, +1))
+
+
+@dataclass
+class TreeDynamics:
+    """The recursions of one robot on a graph: joints set up once, passes run for any rates and accelerations.
+
+    ``q`` are the coordinate nodes (n). Every pass returns generalized forces
+    (n nodes, one per coordinate) or energies; see the module docstring.
+    """
+
+    graph: Graph
+    bodies: tuple
+    q: list
+    n: int
+
+    def __post_init__(self) -> None:
+        self.vec = _Vectors(self.graph)
+        self.joints = [_Joint(self.vec, b, self._joint_value(b, self.q, shift=True)) for b in self.bodies]
+        self._frames: dict = {}
+
+    def _joint_value(self, body: Body, values: Sequence[int], shift: bool = False) -> int:
+        """The joint's ``q`` (``shift``: with the mimic offset), ``q̇`` or ``q̈`` from its coordinate's."""
+        g = self.graph
+        value = values[body.coordinate]
+        if value == g.zero:
+            return value if not (shift and body.shift) else g.number(constant(body.shift))
+        if body.multiplier != 1.0:
+            value = g.mul((g.number(constant(body.multiplier)), value))
+        if shift and body.shift:
+            value = g.add((value, g.number(constant(body.shift))))
+        return value
+
+    def velocities(self, dq: Sequence[int]) -> list:
+        """``[(ω, v), …]`` per body in its frame for the rates ``dq``."""
+        key = tuple(dq)
+        if key in self._frames:
+            return self._frames[key]
+        vec = self.vec
+        frames: list = []
+        for body, joint in zip(self.bodies, self.joints):
+            omega_p, v_p = (vec.zero, vec.zero) if body.parent < 0 else frames[body.parent]
+            rate = self._joint_value(body, dq)
+            omega = joint.to_child(omega_p)
+            v = joint.to_child(vec.add(v_p, vec.cross(omega_p, joint.offset)))
+            if joint.revolute:
+                omega = vec.add(omega, vec.along(body.axis, rate))
+            else:
+                v = vec.add(v, vec.along(body.axis, rate))
+            frames.append((omega, v))
+        self._frames[key] = frames
+        return frames
+
+    def inverse_dynamics(self, dq: Sequence[int], ddq: Sequence[int], gravity: int) -> list:
+        """Recursive Newton–Euler: the generalized forces ``τ(q, q̇, q̈)`` (gravity ``gravity`` along −z)."""
+        vec, g = self.vec, self.graph
+        frames = self.velocities(dq)
+        accelerations: list = []
+        forces: list = []
+        root = (vec.zero, [g.zero, g.zero, gravity])
+        for body, joint, (omega, _) in zip(self.bodies, self.joints, frames):
+            (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
+            omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
+            rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
+            p = joint.offset
+            domega = joint.to_child(domega_p)
+            dv = joint.to_child(vec.add(dv_p, vec.cross(domega_p, p), vec.cross(omega_p, vec.cross(omega_p, p))))
+            motion = vec.along(body.axis, rate)
+            if joint.revolute:
+                domega = vec.add(domega, vec.along(body.axis, acc), vec.cross(omega, motion))
+            else:
+                two = g.number(2)
+                dv = vec.add(dv, vec.along(body.axis, acc), vec.scale(two, vec.cross(omega, motion)))
+            accelerations.append((domega, dv))
+            forces.append(self._body_force(body, omega, domega, dv))
+        torques = [g.zero] * len(self.bodies)
+        for k in reversed(range(len(self.bodies))):
+            body, joint = self.bodies[k], self.joints[k]
+            f, n = forces[k]
+            torques[k] = vec.dot([vec.num(a) for a in body.axis], n if joint.revolute else f)
+            if body.parent >= 0:
+                f_p = joint.to_parent(f)
+                n_p = vec.add(joint.to_parent(n), vec.cross(joint.offset, f_p))
+                pf, pn = forces[body.parent]
+                forces[body.parent] = (vec.add(pf, f_p), vec.add(pn, n_p))
+        return self._generalized(torques)
+
+    def _body_force(self, body: Body, omega: list, domega: list, dv: list) -> tuple:
+        """``(f, n)`` the body needs: ``f = m v̇ + ω̇ × h + ω × (ω × h)``, ``n = I_o ω̇ + ω × (I_o ω) + h × v̇``."""
+        vec = self.vec
+        m, h = vec.num(body.mass), [vec.num(x) for x in body.moment]
+        f = vec.add(vec.scale(m, dv), vec.cross(domega, h), vec.cross(omega, vec.cross(omega, h)))
+        n = vec.add(
+            vec.matvec(body.inertia, domega), vec.cross(omega, vec.matvec(body.inertia, omega)), vec.cross(h, dv)
+        )
+        return f, n
+
+    def _generalized(self, torques: list) -> list:
+        """Joint forces summed onto their coordinates (a mimic joint's times its multiplier)."""
+        g = self.graph
+        terms: list = [[] for _ in range(self.n)]
+        for body, tau in zip(self.bodies, torques):
+            if body.multiplier != 1.0:
+                tau = g.mul((g.number(constant(body.multiplier)), tau))
+            terms[body.coordinate].append(tau)
+        return [g.add(t) for t in terms]
+
+    def mass_matrix(self) -> list:
+        """``M`` (n × n nodes) by the composite-rigid-body algorithm (see :meth:`composite_inertias`).
+
+        For each body ``j`` the force its subtree needs for a unit joint
+        acceleration (``(a × h_c, I_c a)`` for a revolute joint, ``(m_c a, h_c × a)``
+        for a prismatic one, with the composite ``(m_c, h_c, I_c)``) is carried to
+        the root; its projection on each joint ``i`` on the way is the joint-space
+        entry ``H_ij`` (``H_ji`` by symmetry). ``M = Gᵀ H G`` for the map ``G`` of
+        the mimic joints (one term per entry without them).
+        """
+        vec, g = self.vec, self.graph
+        composite = self.composite_inertias()
+        terms: dict = {}
+        for j, (body, joint) in enumerate(zip(self.bodies, self.joints)):
+            m, h, inertia = composite[j]
+            axis = [vec.num(a) for a in body.axis]
+            if joint.revolute:
+                f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
+            else:
+                f, n = vec.scale(m, axis), vec.cross(h, axis)
+            i = j
+            while True:
+                other = self.bodies[i]
+                entry = vec.dot([vec.num(a) for a in other.axis], n if self.joints[i].revolute else f)
+                scale = other.multiplier * body.multiplier
+                if scale != 1.0:
+                    entry = g.mul((g.number(constant(scale)), entry))
+                pair = (other.coordinate, body.coordinate)
+                terms.setdefault(pair, []).append(entry)
+                if i != j:
+                    terms.setdefault(pair[::-1], []).append(entry)
+                if other.parent < 0:
+                    break
+                f_p = self.joints[i].to_parent(f)
+                n = vec.add(self.joints[i].to_parent(n), vec.cross(self.joints[i].offset, f_p))
+                f, i = f_p, other.parent
+        upper = {(a, b): g.add(terms.get((a, b), ())) for a in range(self.n) for b in range(a, self.n)}
+        return [[upper[min(a, b), max(a, b)] for b in range(self.n)] for a in range(self.n)]
+
+    def composite_inertias(self) -> list:
+        """``(m_c, h_c, I_c)`` per body: the inertia of its subtree in its frame (about its origin), leaves first.
+
+        A child's composite moves to its parent's frame by ``R = R_o R_q`` and
+        the offset ``p``: ``h' = R h + m p``, ``I' = R I Rᵀ + 2(p·R h) 1 − p (R h)ᵀ −
+        (R h) pᵀ + m (|p|² 1 − p pᵀ)``; only the upper triangle of ``I`` is used.
+        """
+        vec, g = self.vec, self.graph
+        masses = [vec.num(b.mass) for b in self.bodies]
+        moments = [[vec.num(x) for x in b.moment] for b in self.bodies]
+        inertias = [[[vec.num(x) for x in row] for row in b.inertia] for b in self.bodies]
+        for k in reversed(range(len(self.bodies))):
+            body, joint = self.bodies[k], self.joints[k]
+            if body.parent < 0:
+                continue
+            m, h, inertia = masses[k], moments[k], inertias[k]
+            p = joint.offset
+            h_R = joint.to_parent(h)
+            I_R = _rotated(joint, inertia)
+            ph = vec.dot(p, h_R)
+            pp = vec.dot(p, p)
+            two = g.number(2)
+            shifted = [[g.zero] * 3 for _ in range(3)]  # every entry set below
+            for a in range(3):
+                for b in range(a, 3):
+                    parts = [
+                        I_R[a][b],
+                        g.neg(g.mul((p[a], h_R[b]))),
+                        g.neg(g.mul((h_R[a], p[b]))),
+                        g.neg(g.mul((m, p[a], p[b]))),
+                    ]
+                    if a == b:
+                        parts += [g.mul((two, ph)), g.mul((m, pp))]
+                    shifted[a][b] = shifted[b][a] = g.add(parts)
+            up = body.parent
+            masses[up] = g.add((masses[up], m))
+            moments[up] = vec.add(moments[up], h_R, vec.scale(m, p))
+            inertias[up] = [[g.add((inertias[up][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
+        return list(zip(masses, moments, inertias))
+
+    def kinetic_energy(self, dq: Sequence[int]) -> int:
+        """``T = Σ ½ m v·v + v·(ω × h) + ½ ω·I_o ω``."""
+        vec, g = self.vec, self.graph
+        half = g.number(sympy.Rational(1, 2))
+        terms = []
+        for body, (omega, v) in zip(self.bodies, self.velocities(dq)):
+            h = [vec.num(x) for x in body.moment]
+            terms.append(g.mul((half, vec.num(body.mass), vec.dot(v, v))))
+            terms.append(vec.dot(v, vec.cross(omega, h)))
+            terms.append(g.mul((half, vec.dot(omega, vec.matvec(body.inertia, omega)))))
+        return g.add(terms)
+
+    def potential_energy(self, gravity: int) -> int:
+        """``V = g Σ (m z₀ + e_z·h)`` with the heights ``z₀`` of the body origins."""
+        vec, g = self.vec, self.graph
+        frames: list = []
+        terms = []
+        for body, joint in zip(self.bodies, self.joints):
+            up_p, height_p = ([g.zero, g.zero, g.one], g.zero) if body.parent < 0 else frames[body.parent]
+            up, height = joint.to_child(up_p), g.add((height_p, vec.dot(up_p, joint.offset)))
+            frames.append((up, height))
+            terms.append(g.mul((vec.num(body.mass), height)))
+            terms.append(vec.dot(up, [vec.num(x) for x in body.moment]))
+        return g.mul((gravity, g.add(terms)))
+
+
+def _symmetric_times(vec: _Vectors, S: list, v: list) -> list:
+    """``S v`` for a symmetric 3 × 3 matrix of nodes (its upper triangle read)."""
+    g = vec.g
+    return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
+
+
+def _rotated(joint: _Joint, S: list) -> list:
+    """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
+    columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
+    rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]
+    # (R S Rᵀ)[a][b] = Σ_k (R S)[a][k] R[b][k] = (R (R S)ᵀ)[b][a]: rotate the rows of R S as columns.
+    rotated = [joint.to_parent(rows_of_RS[a]) for a in range(3)]  # rotated[a][b] = (R S Rᵀ)[b][a]
+    return [[rotated[b][a] for b in range(3)] for a in range(3)]
