@@ -1,9 +1,9 @@
 """Simulate the pendulum, then hold it upright with LQR (run after `sls generate pendulum.toml --out pendulum_eom`)."""
 import numpy as np
-import pendulum_eom as eom  # the package sls generated
 from scipy.integrate import solve_ivp
 from scipy.linalg import solve_continuous_are
 
+import pendulum_eom as eom  # the package sls generated
 
 # 1. Open loop: let it swing from q = 1 rad without torque (xdot_fun(x, u) is [qdot; qddot]).
 def swing(t, x):
