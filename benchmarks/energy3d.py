@@ -66,7 +66,7 @@ def pendulum3d_system(n: int = 3) -> dict:
     alpha = me.dynamicsymbols(f"alpha:{n}")
     beta = me.dynamicsymbols(f"beta:{n}")
     m_bob = sp.symbols(f"m:{n}")
-    l = sp.symbols(f"l:{n}")
+    lengths = sp.symbols(f"l:{n}")
     m_link = sp.symbols(f"M:{n}")
     Ixx, Iyy, Izz = sp.symbols(f"Ixx:{n}"), sp.symbols(f"Iyy:{n}"), sp.symbols(f"Izz:{n}")
     g = sp.symbols("g")
@@ -78,9 +78,9 @@ def pendulum3d_system(n: int = 3) -> dict:
     for i in range(n):
         frame = me.ReferenceFrame(f"L{i}")
         frame.orient(parent, "Space", [alpha[i], beta[i], 0], "ZXY")
-        centre = joint.locatenew(f"G{i}", -l[i] / 2 * frame.y)
+        centre = joint.locatenew(f"G{i}", -lengths[i] / 2 * frame.y)
         centre.v2pt_theory(joint, inertial, frame)
-        bob = joint.locatenew(f"P{i + 1}", -l[i] * frame.y)
+        bob = joint.locatenew(f"P{i + 1}", -lengths[i] * frame.y)
         bob.v2pt_theory(joint, inertial, frame)
         link = me.RigidBody(f"link{i}", centre, frame, m_link[i], (me.inertia(frame, Ixx[i], Iyy[i], Izz[i]), centre))
         particle = me.Particle(f"bob{i}", bob, m_bob[i])
@@ -93,7 +93,7 @@ def pendulum3d_system(n: int = 3) -> dict:
     V = sum(b.potential_energy for b in bodies)
     params = {}
     for i in range(n):
-        params.update({l[i]: PENDULUM_VALUES["l"], m_bob[i]: PENDULUM_VALUES["m"], m_link[i]: PENDULUM_VALUES["M"]})
+        params.update({lengths[i]: PENDULUM_VALUES["l"], m_bob[i]: PENDULUM_VALUES["m"], m_link[i]: PENDULUM_VALUES["M"]})
         params.update({Ixx[i]: PENDULUM_VALUES["Ixx"], Iyy[i]: PENDULUM_VALUES["Iyy"], Izz[i]: PENDULUM_VALUES["Izz"]})
     params[g] = PENDULUM_VALUES["g"]
     return {

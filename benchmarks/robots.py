@@ -673,7 +673,7 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
             # root joint (the floating base's chart) disagree with central differences of its own aba
             # (measured: 0.2 relative on A1, ANYmal, Bolt); crba and rnea take both:
             # qddot = M^-1 (B u - fric - rnea(q, v, 0)), its Jacobian by central differences.
-            def acceleration(xs):
+            def acceleration(xs, u=u, P=P):
                 qs, vs, _ = to_pinocchio(xs, n, slots, model.nq)
                 force = np.asarray(package.input_matrix_fun(xs, **params), float).reshape(n, m) @ u - np.asarray(
                     package.fric_fun(xs, **params), float

@@ -409,7 +409,7 @@ def _check_message(error, pieces):
     assert isinstance(error, sls.SlsError) and isinstance(error, (ValueError, TypeError))
 
 
-q, dq, m, l = sp.symbols("q dq m l")
+q, dq, m = sp.symbols("q dq m")
 
 
 @pytest.mark.parametrize(
@@ -804,12 +804,12 @@ def test_dynamicsymbols_are_mapped_onto_plain_symbols(tmp_path):
     from sympy.physics.mechanics import dynamicsymbols
 
     q1, q2, F = dynamicsymbols("q1 q2 F")
-    m, l, g, b = sp.symbols("m l g b")
-    T = m * l**2 / 2 * (q1.diff() ** 2 + (q1.diff() + q2.diff()) ** 2)
-    V = -m * g * l * (sp.cos(q1) + sp.cos(q1 + q2))
+    m, length, g, b = sp.symbols("m l g b")
+    T = m * length**2 / 2 * (q1.diff() ** 2 + (q1.diff() + q2.diff()) ** 2)
+    V = -m * g * length * (sp.cos(q1) + sp.cos(q1 + q2))
     x = [q1, q2, q1.diff(), q2.diff()]
     model = model_from_sympy(
-        T, V, [b * q1.diff(), 0], x, params={m: 1, l: 0.5, g: 9.81, b: 0.1}, inputs=[F], forces=[0, F]
+        T, V, [b * q1.diff(), 0], x, params={m: 1, length: 0.5, g: 9.81, b: 0.1}, inputs=[F], forces=[0, F]
     )
     assert [s.name for s in model.state] == ["q1", "q2", "dq1", "dq2"] and [s.name for s in model.inputs] == ["F"]
     Q1, Q2, DQ1, DQ2, FF = sp.symbols("q1 q2 dq1 dq2 F")
@@ -818,13 +818,13 @@ def test_dynamicsymbols_are_mapped_onto_plain_symbols(tmp_path):
         V.xreplace({q1: Q1, q2: Q2}),
         [b * DQ1, 0],
         [Q1, Q2, DQ1, DQ2],
-        params={m: 1, l: 0.5, g: 9.81, b: 0.1},
+        params={m: 1, length: 0.5, g: 9.81, b: 0.1},
         inputs=[FF],
         forces=[0, FF],
     )
     assert model == plain
     out = sls.sym_lagrangian_solver(
-        T, V, [b * q1.diff(), 0], x, out_dir=tmp_path / "pkg", params={m: 1, l: 0.5, g: 9.81, b: 0.1}
+        T, V, [b * q1.diff(), 0], x, out_dir=tmp_path / "pkg", params={m: 1, length: 0.5, g: 9.81, b: 0.1}
     )
     assert import_package(out).qddot_fun([0.1, 0.2, 0.0, 0.0], [0.0, 0.0]).shape == (2,)
 

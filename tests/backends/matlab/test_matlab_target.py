@@ -90,7 +90,7 @@ def write_driver(folder: Path, n: int, m: int, rows: np.ndarray, params: dict) -
     np.savetxt(folder / "inputs.txt", rows, fmt="%.17g")
     lines = [
         "data = dlmread('inputs.txt');",
-        "data = reshape(data, [], %d);" % rows.shape[1],
+        f"data = reshape(data, [], {rows.shape[1]});",
         "f = fopen('outputs.txt', 'w');",
         f"P = {_struct(params)};",
         "for k = 1:size(data, 1)",

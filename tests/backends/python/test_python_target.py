@@ -340,8 +340,8 @@ def test_integer_numpy_and_sympy_parameters_are_numbers(cart):
     import sympy
 
     expected = cart.qddot_fun(X0, [0.5], mp=2.0, l=1.0)
-    for mp, l in ((2, 1), (np.float32(2), np.int64(1)), (sympy.Integer(2), sympy.Float(1.0)), (np.array(2.0), 1.0)):
-        got = cart.qddot_fun(X0, [0.5], mp=mp, l=l)
+    for mp, length in ((2, 1), (np.float32(2), np.int64(1)), (sympy.Integer(2), sympy.Float(1.0)), (np.array(2.0), 1.0)):
+        got = cart.qddot_fun(X0, [0.5], mp=mp, l=length)
         assert got.dtype == float and got.shape == (2,)
         np.testing.assert_allclose(got, expected, rtol=1e-15)
 

@@ -77,11 +77,11 @@ class Reference:
                 continue
             origin = inertial.find("origin")
             tensor = inertial.find("inertia")
-            I = np.array([[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"])
+            inertia = np.array([[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"])
             self.bodies[link.get("name")] = (
                 float(inertial.find("mass").get("value")),
                 _transform(_rpy(*_floats(origin, "rpy", [0, 0, 0])), _floats(origin, "xyz", [0, 0, 0])),
-                I,
+                inertia,
             )
         self.movable = [j.get("name") for j in self.joints if j.get("type") != "fixed"]
 
@@ -115,7 +115,7 @@ class Reference:
         n = len(self.movable)
         frames, above = self.kinematics(q)
         M, phi = np.zeros((n, n)), np.zeros(n)
-        for link, (mass, inertial_frame, I) in self.bodies.items():
+        for link, (mass, inertial_frame, inertia) in self.bodies.items():
             X = frames[link] @ inertial_frame
             com, R = X[:3, 3], X[:3, :3]
             Jv, Jw = np.zeros((3, n)), np.zeros((3, n))
@@ -126,7 +126,7 @@ class Reference:
                 else:
                     Jv[:, k] = np.cross(axis, com - origin)
                     Jw[:, k] = axis
-            M += mass * Jv.T @ Jv + Jw.T @ R @ I @ R.T @ Jw
+            M += mass * Jv.T @ Jv + Jw.T @ R @ inertia @ R.T @ Jw
             phi += mass * Jv.T @ np.array([0.0, 0.0, G])
         return M, phi
 
@@ -310,18 +310,19 @@ def test_fixed_child_is_the_same_as_merging_its_inertia(tmp_path):
     mass = m1 + m2
     com = (m1 * c1 + m2 * com2) / mass
 
-    def shifted(I, m, d):
-        return I + m * (d @ d * np.eye(3) - np.outer(d, d))
+    def shifted(inertia, m, d):
+        return inertia + m * (d @ d * np.eye(3) - np.outer(d, d))
 
     merged = shifted(I1, m1, c1 - com) + shifted(I2_link, m2, com2 - com)
 
     def text(values):
         return " ".join(repr(float(v)) for v in values)
 
-    def inertial(m, c, I):
+    def inertial(m, c, inertia):
+        ixx, ixy, ixz, iyy, iyz, izz = (float(inertia[i, j]) for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
         return (
-            f'<inertial><origin xyz="{text(c)}"/><mass value="{float(m)!r}"/><inertia ixx="{float(I[0, 0])!r}" '
-            f'ixy="{float(I[0, 1])!r}" ixz="{float(I[0, 2])!r}" iyy="{float(I[1, 1])!r}" iyz="{float(I[1, 2])!r}" izz="{float(I[2, 2])!r}"/></inertial>'
+            f'<inertial><origin xyz="{text(c)}"/><mass value="{float(m)!r}"/><inertia ixx="{ixx!r}" '
+            f'ixy="{ixy!r}" ixz="{ixz!r}" iyy="{iyy!r}" iyz="{iyz!r}" izz="{izz!r}"/></inertial>'
         )
 
     head = (
