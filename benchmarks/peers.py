@@ -470,7 +470,8 @@ def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
 
 
 def _planar_chain(pm, model: sls.Model, body) -> None:
-    """Revolute-z joints in series hanging along −y, joint k at the tip of rod k−1; ``body(m, l)`` is link k's inertia."""
+    """Revolute-z joints in series hanging along −y, joint k at the tip of rod k−1; ``body(m, l)`` is link k's
+    inertia."""
     import pinocchio as pin
 
     params = model.params

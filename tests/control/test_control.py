@@ -193,7 +193,8 @@ def test_input_map_errors_toml(tmp_path, forces, message):
     path = tmp_path / "bad.toml"
     quoted = ", ".join(f'"{f}"' for f in forces)
     path.write_text(
-        f'state = ["s", "th", "ds", "dth"]\nT = "{MODEL["T"]}"\nV = "{MODEL["V"]}"\nfric = "0"\ninputs = ["F"]\nforces = [{quoted}]\n'
+        f'state = ["s", "th", "ds", "dth"]\nT = "{MODEL["T"]}"\nV = "{MODEL["V"]}"\nfric = "0"\n'
+        f'inputs = ["F"]\nforces = [{quoted}]\n'
     )
     with pytest.raises(ModelError, match=message):
         sls.load_toml(path)

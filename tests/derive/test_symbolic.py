@@ -68,7 +68,8 @@ def test_matches_the_generated_functions(tmp_path):
 
 
 def test_graph_route_results_are_plain_sympy():
-    """A model large enough for the graph route still gives self-contained sympy matrices, equal to the expanded route's."""
+    """A model large enough for the graph route still gives self-contained sympy matrices, equal to the expanded
+    route's."""
     from sls.readers.nlink import relative_chain
 
     model = relative_chain(6)

@@ -705,7 +705,8 @@ def test_quaternion_body_with_singular_mass_matrix_against_lagranges_method(tmp_
 
 def test_multiplier_sign_is_that_of_lagranges_method_rhs(tmp_path, quaternion_reference):
     """sls's lam is the lam at the end of LagrangesMethod.rhs() (and of mass_matrix_full \\ forcing_full):
-    the opposite of solve_multipliers() and of lm.eom, which reads M qddot - f - A' lam_sls = 0 as M qddot - f + A' lam = 0."""
+    the opposite of solve_multipliers() and of lm.eom, which reads M qddot - f - A' lam_sls = 0 as
+    M qddot - f + A' lam = 0."""
     from sympy.physics.mechanics import dynamicsymbols
 
     lm, reference = quaternion_reference
@@ -831,7 +832,8 @@ def test_other_targets_refuse_singular_mass_constrained_models_in_one_line(tmp_p
     )
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): generate them with the default --target python"
+        f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): "
+        "generate them with the default --target python"
     ]
     assert not (tmp_path / "out").exists()
 

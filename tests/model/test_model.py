@@ -105,7 +105,11 @@ MODELS = {
 
             s, th, ds, dth = sp.symbols("s th ds dth")
             mc, mp, l, g, c, k, b, F = sp.symbols("mc mp l g c k b F")
-            T = sp.Rational(1, 2) * (mc + mp) * ds**2 + mp * l * ds * dth * sp.cos(th) + sp.Rational(1, 2) * mp * l**2 * dth**2
+            T = (
+                sp.Rational(1, 2) * (mc + mp) * ds**2
+                + mp * l * ds * dth * sp.cos(th)
+                + sp.Rational(1, 2) * mp * l**2 * dth**2
+            )
             V = mp * g * l * sp.cos(th)
             fric = sp.Matrix([c * sp.tanh(k * ds), b * dth])
             x = sp.Matrix([s, th, ds, dth])
@@ -702,7 +706,8 @@ def test_warning_lists_names_that_became_required_parameters(tmp_path):
     # one name, and no [params] at all: nothing to warn about
     one = model_from_strings(state=["q", "dq"], T="1/2*m*dq^2", V="k*q^2", fric="0", params={"m": 1.0})
     assert one.warnings() == [
-        "'k' has no value among the model's parameters and becomes a required keyword argument of every generated function"
+        "'k' has no value among the model's parameters and becomes a required keyword argument of every generated "
+        "function"
     ]
     assert model_from_strings(state=["q", "dq"], T="1/2*m*dq^2", V="k*q^2", fric="0").warnings() == []
 
@@ -762,7 +767,8 @@ def test_errors_found_while_generating_name_the_model_file(tmp_path, label):
 
 def test_python_model_file_errors_found_while_generating_name_it(tmp_path):
     (tmp_path / "bad.py").write_text(
-        "import sympy as sp\na, b, da, db = sp.symbols('a b da db')\nT = (da + db)**2/2\nV = 0\nfric = 0\nx = [a, b, da, db]\n"
+        "import sympy as sp\na, b, da, db = sp.symbols('a b da db')\nT = (da + db)**2/2\nV = 0\nfric = 0\n"
+        "x = [a, b, da, db]\n"
     )
     with pytest.raises(sls.ModelError, match="^" + re.escape(f"{tmp_path / 'bad.py'}: the mass matrix")):
         sls.generate(load_python(tmp_path / "bad.py"), tmp_path / "pkg")
@@ -779,7 +785,8 @@ def test_python_model_file_imports_a_module_next_to_it(tmp_path):
         "import sympy as sp\nq, dq, m = sp.symbols('q dq m')\nENERGY = m*dq**2/2\n"
     )
     (folder / "pendulum.py").write_text(
-        "from pendulum_parts import q, dq, m, ENERGY\nimport sympy as sp\nT = ENERGY\nV = m*9.81*(1 - sp.cos(q))\nfric = 0\nx = [q, dq]\nparams = {m: 2.0}\n"
+        "from pendulum_parts import q, dq, m, ENERGY\nimport sympy as sp\nT = ENERGY\nV = m*9.81*(1 - sp.cos(q))\n"
+        "fric = 0\nx = [q, dq]\nparams = {m: 2.0}\n"
     )
     result = subprocess.run(
         [sys.executable, "-m", "sls", "generate", "models/pendulum.py", "--out", "pkg", "--quiet"],

@@ -77,7 +77,9 @@ class Reference:
                 continue
             origin = inertial.find("origin")
             tensor = inertial.find("inertia")
-            inertia = np.array([[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"])
+            inertia = np.array(
+                [[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"]
+            )
             self.bodies[link.get("name")] = (
                 float(inertial.find("mass").get("value")),
                 _transform(_rpy(*_floats(origin, "rpy", [0, 0, 0])), _floats(origin, "xyz", [0, 0, 0])),
@@ -86,7 +88,8 @@ class Reference:
         self.movable = [j.get("name") for j in self.joints if j.get("type") != "fixed"]
 
     def kinematics(self, q: np.ndarray) -> tuple:
-        """World transforms of the links and, per link, the movable joints above it with their world axes and origins."""
+        """World transforms of the links and, per link, the movable joints above it with their world axes and
+        origins."""
         value = dict(zip(self.movable, q))
         frames = {self.root: np.eye(4)}
         above = {self.root: []}
@@ -319,7 +322,8 @@ def test_fixed_child_is_the_same_as_merging_its_inertia(tmp_path):
         return " ".join(repr(float(v)) for v in values)
 
     def inertial(m, c, inertia):
-        ixx, ixy, ixz, iyy, iyz, izz = (float(inertia[i, j]) for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
+        entries = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+        ixx, ixy, ixz, iyy, iyz, izz = (float(inertia[i, j]) for i, j in entries)
         return (
             f'<inertial><origin xyz="{text(c)}"/><mass value="{float(m)!r}"/><inertia ixx="{ixx!r}" '
             f'ixy="{ixy!r}" ixz="{ixz!r}" iyy="{iyy!r}" iyz="{iyz!r}" izz="{izz!r}"/></inertial>'
@@ -332,7 +336,10 @@ def test_fixed_child_is_the_same_as_merging_its_inertia(tmp_path):
         + f'<link name="two">{inertial(0.8, np.array([0.1, 0.0, 0.0]), np.diag([0.001, 0.002, 0.002]))}</link>'
     )
     split = head + f'<link name="one">{inertial(m1, c1, I1)}</link><link name="tool">{inertial(m2, c2, I2)}</link>'
-    split += f'<joint name="fix" type="fixed"><parent link="one"/><child link="tool"/><origin xyz="{text(p2)}" rpy="0.3 -0.4 0.2"/></joint></robot>'
+    split += (
+        '<joint name="fix" type="fixed"><parent link="one"/><child link="tool"/>'
+        f'<origin xyz="{text(p2)}" rpy="0.3 -0.4 0.2"/></joint></robot>'
+    )
     whole = head + f'<link name="one">{inertial(mass, com, merged)}</link></robot>'
     a, b = tmp_path / "split.urdf", tmp_path / "merged.urdf"
     a.write_text(split)
