@@ -62,11 +62,12 @@ RATTLEBACK_VALUES = {
 
 
 def pendulum3d_system(n: int = 3) -> dict:
-    """PyDy's n-link conical pendulum: ``{"T", "V", "q", "bodies", "forces", "frame", "params"}`` (mechanics objects)."""
+    """PyDy's n-link conical pendulum: ``{"T", "V", "q", "bodies", "forces", "frame", "params"}``
+    (mechanics objects)."""
     alpha = me.dynamicsymbols(f"alpha:{n}")
     beta = me.dynamicsymbols(f"beta:{n}")
     m_bob = sp.symbols(f"m:{n}")
-    l = sp.symbols(f"l:{n}")
+    lengths = sp.symbols(f"l:{n}")
     m_link = sp.symbols(f"M:{n}")
     Ixx, Iyy, Izz = sp.symbols(f"Ixx:{n}"), sp.symbols(f"Iyy:{n}"), sp.symbols(f"Izz:{n}")
     g = sp.symbols("g")
@@ -78,9 +79,9 @@ def pendulum3d_system(n: int = 3) -> dict:
     for i in range(n):
         frame = me.ReferenceFrame(f"L{i}")
         frame.orient(parent, "Space", [alpha[i], beta[i], 0], "ZXY")
-        centre = joint.locatenew(f"G{i}", -l[i] / 2 * frame.y)
+        centre = joint.locatenew(f"G{i}", -lengths[i] / 2 * frame.y)
         centre.v2pt_theory(joint, inertial, frame)
-        bob = joint.locatenew(f"P{i + 1}", -l[i] * frame.y)
+        bob = joint.locatenew(f"P{i + 1}", -lengths[i] * frame.y)
         bob.v2pt_theory(joint, inertial, frame)
         link = me.RigidBody(f"link{i}", centre, frame, m_link[i], (me.inertia(frame, Ixx[i], Iyy[i], Izz[i]), centre))
         particle = me.Particle(f"bob{i}", bob, m_bob[i])
@@ -93,7 +94,9 @@ def pendulum3d_system(n: int = 3) -> dict:
     V = sum(b.potential_energy for b in bodies)
     params = {}
     for i in range(n):
-        params.update({l[i]: PENDULUM_VALUES["l"], m_bob[i]: PENDULUM_VALUES["m"], m_link[i]: PENDULUM_VALUES["M"]})
+        params.update(
+            {lengths[i]: PENDULUM_VALUES["l"], m_bob[i]: PENDULUM_VALUES["m"], m_link[i]: PENDULUM_VALUES["M"]}
+        )
         params.update({Ixx[i]: PENDULUM_VALUES["Ixx"], Iyy[i]: PENDULUM_VALUES["Iyy"], Izz[i]: PENDULUM_VALUES["Izz"]})
     params[g] = PENDULUM_VALUES["g"]
     return {
@@ -173,7 +176,8 @@ def kane_pendulum3d(n: int = 3) -> object:
 
 
 def kane_rattleback() -> object:
-    """The peer: ``KanesMethod`` with ``u = q̇``, the contact's rates ``u3, u4`` dependent through the rolling constraints."""
+    """The peer: ``KanesMethod`` with ``u = q̇``, the contact's rates ``u3, u4`` dependent through the rolling
+    constraints."""
     s = rattleback_system()
     q = s["q"]
     u = me.dynamicsymbols(f"u:{len(q)}")
@@ -215,7 +219,8 @@ def time_generate(build, repeat: int, **options) -> tuple:
 
 
 def time_peer(derive, repeat: int) -> float:
-    """Median seconds of ``derive()`` (building the mechanics system included), sympy's cache cleared before each run."""
+    """Median seconds of ``derive()`` (building the mechanics system included), sympy's cache cleared before each
+    run."""
     times = []
     for _ in range(repeat):
         clear_cache()
@@ -230,7 +235,8 @@ GROUPS = {"qddot_fun": ("M", "rhs"), "linearized_model": ("M", "rhs", "residual_
 
 
 def graph_sizes(model: sls.Model, regroup: bool = True) -> dict:
-    """Graph operations (:meth:`sls.algebra.graph.Graph.operation_count`) of ``T`` as differentiated and of each group of arrays.
+    """Graph operations (:meth:`sls.algebra.graph.Graph.operation_count`) of ``T`` as differentiated and of each group
+    of arrays.
 
     ``regroup=False`` skips :meth:`~sls.algebra.graph.Graph.collect_products` (the graph route before it).
     """
@@ -256,7 +262,8 @@ def _flat(array) -> list:
     return [e for item in array for e in _flat(item)] if isinstance(array, (tuple, list)) else [array]
 
 
-#: model → (builder, [(peer name, peer derivation, runs at most)]): LagrangesMethod on the rattleback takes a minute, so it runs once.
+#: model → (builder, [(peer name, peer derivation, runs at most)]): LagrangesMethod on the rattleback takes a minute,
+#: so it runs once.
 CASES = {
     "pendulum3d": (pendulum3d_model, [("KanesMethod.kanes_equations", kane_pendulum3d, None)]),
     "rattleback": (
@@ -300,7 +307,8 @@ def section(quick: bool, log=print) -> dict:
 def table(rows: list) -> str:
     """Markdown table of :func:`run`'s rows (one line per peer)."""
     lines = [
-        "| model | sls.generate s | peer | peer s | sls / peer | T ops before → after | linearized_model ops before → after | all functions ops before → after |",
+        "| model | sls.generate s | peer | peer s | sls / peer | T ops before → after "
+        "| linearized_model ops before → after | all functions ops before → after |",
         "| --- | ---: | --- | ---: | ---: | --- | --- | --- |",
     ]
     for r in rows:

@@ -193,12 +193,12 @@ def build_lambdify_cse(model: sls.Model, t: Terms, folder: Path) -> Impl:
     drhs = [
         [
             (
-                sum((d.input_matrix_jac[k][j][l] * u_sym[j] for j in range(model.m)), sympy.Integer(0))
-                - d.coriolis_force_jac[k][l]
-                - d.potential_gradient_jac[k][l]
-                - d.friction_jac[k][l]
+                sum((d.input_matrix_jac[k][j][col] * u_sym[j] for j in range(model.m)), sympy.Integer(0))
+                - d.coriolis_force_jac[k][col]
+                - d.potential_gradient_jac[k][col]
+                - d.friction_jac[k][col]
             ).xreplace(s)
-            for l in range(2 * n)
+            for col in range(2 * n)
         ]
         for k in range(n)
     ]
@@ -470,7 +470,8 @@ def build_pydy(model: sls.Model, t: Terms, folder: Path) -> Impl:
 
 
 def _planar_chain(pm, model: sls.Model, body) -> None:
-    """Revolute-z joints in series hanging along −y, joint k at the tip of rod k−1; ``body(m, l)`` is link k's inertia."""
+    """Revolute-z joints in series hanging along −y, joint k at the tip of rod k−1; ``body(m, l)`` is link k's
+    inertia."""
     import pinocchio as pin
 
     params = model.params

@@ -476,7 +476,10 @@ def parse_check(result: dict) -> dict:
 
 
 def line_of(row: dict) -> str:
-    text = f"{row['category']:<20} {row['generate_s']:7.1f} s {row['peak_rss_mb'] or 0:7.0f} MB  n={row.get('n', '-')!s:<3} {row['label']}"
+    text = (
+        f"{row['category']:<20} {row['generate_s']:7.1f} s {row['peak_rss_mb'] or 0:7.0f} MB  "
+        f"n={row.get('n', '-')!s:<3} {row['label']}"
+    )
     check = row.get("check")
     if check and check.get("status") == "ok":
         e = check["errors"]
@@ -673,7 +676,7 @@ def compare(package, path: str, floating: bool, count: int, seed: int = 11) -> d
             # root joint (the floating base's chart) disagree with central differences of its own aba
             # (measured: 0.2 relative on A1, ANYmal, Bolt); crba and rnea take both:
             # qddot = M^-1 (B u - fric - rnea(q, v, 0)), its Jacobian by central differences.
-            def acceleration(xs):
+            def acceleration(xs, u=u, P=P):
                 qs, vs, _ = to_pinocchio(xs, n, slots, model.nq)
                 force = np.asarray(package.input_matrix_fun(xs, **params), float).reshape(n, m) @ u - np.asarray(
                     package.fric_fun(xs, **params), float
@@ -998,14 +1001,16 @@ def table(summary: dict) -> str:
     p = summary["python_per_call_ratio"]
     if p["files"]:
         lines.append(
-            f"\nPython qddot_fun / pin.aba per call over {p['files']} files: min {p['min']:.1f}x, median {p['median']:.1f}x, "
+            f"\nPython qddot_fun / pin.aba per call over {p['files']} files: min {p['min']:.1f}x, "
+            f"median {p['median']:.1f}x, "
             f"90th percentile {p['p90']:.1f}x, max {p['max']:.1f}x ({p['worst']}); up to 12 DOF: "
             f"{p['up_to_12_dof_over_20x']} of {p['up_to_12_dof']} over 20x"
         )
     if summary["c_target"]:
         lines += [
             "",
-            "| C target | n | generate s | compile s | qddot / aba (spread) | linearized_model / computeABADerivatives (spread) |",
+            "| C target | n | generate s | compile s | qddot / aba (spread) "
+            "| linearized_model / computeABADerivatives (spread) |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
         ]
         for c in summary["c_target"]:
@@ -1015,7 +1020,8 @@ def table(summary: dict) -> str:
             q, lin = c["per_call"]["qddot"], c["per_call"]["linearized_model"]
             lines.append(
                 f"| {c['label']} | {c['n']} | {c['generate_s']:.1f} | {c['compile_s'] or 0:.1f} | "
-                f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | {lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) |"
+                f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | "
+                f"{lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) |"
             )
     for category, items in summary["failing"].items():
         lines.append(f"\n{category}:")
@@ -1118,7 +1124,8 @@ def benchmark_section(quick: bool, log) -> dict:
 
 def section_table(report: dict) -> str:
     lines = [
-        "| robot | n | generate s | peak RSS MB | Python qddot / aba | C qddot / aba | C linearized_model / computeABADerivatives | C compile s |",
+        "| robot | n | generate s | peak RSS MB | Python qddot / aba | C qddot / aba "
+        "| C linearized_model / computeABADerivatives | C compile s |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in report["rows"]:
@@ -1131,7 +1138,10 @@ def section_table(report: dict) -> str:
         c = check.get("c_target", {})
         if c.get("status") == "ok":
             q, lin = c["per_call"]["qddot"], c["per_call"]["linearized_model"]
-            c_cells = f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | {lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) | {c['compile_s'] or 0:.1f}"
+            c_cells = (
+                f"{q['ratio']:.2f} ({q['ratio_min']:.2f}–{q['ratio_max']:.2f}) | "
+                f"{lin['ratio']:.2f} ({lin['ratio_min']:.2f}–{lin['ratio_max']:.2f}) | {c['compile_s'] or 0:.1f}"
+            )
         else:
             c_cells = f"{c.get('status', '—')} | | "
         py_cell = (

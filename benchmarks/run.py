@@ -130,7 +130,7 @@ def bench_model(model, args, log) -> dict:
         )
         if impl.batch is not None:
             impl.batch(Xb, Ub)
-            times = timeit.repeat(lambda: impl.batch(Xb, Ub), number=1, repeat=max(3, args.repeat // 2))
+            times = timeit.repeat(lambda impl=impl: impl.batch(Xb, Ub), number=1, repeat=max(3, args.repeat // 2))
             row["batch_states_per_s"] = args.batch / float(np.median(times))
         else:
             row["batch_states_per_s"] = None

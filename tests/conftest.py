@@ -91,7 +91,8 @@ def system_package(request, tmp_path_factory):
 
 
 def sls_command() -> list[str]:
-    """The console script installed with this interpreter, else this checkout's sls as a module (see :func:`sls_env`)."""
+    """The console script installed with this interpreter, else this checkout's sls as a module
+    (see :func:`sls_env`)."""
     found = Path(sys.executable).with_name("sls")
     return [str(found)] if found.exists() else [sys.executable, "-m", "sls"]
 

@@ -139,17 +139,17 @@ d = 0.01
 
 
 def cart_pole() -> System:
-    s, th, ds, dth, mc, mp, l, g, c, k, b, d, F = sp.symbols("s th ds dth mc mp l g c k b d F")
+    s, th, ds, dth, mc, mp, length, g, c, k, b, d, F = sp.symbols("s th ds dth mc mp l g c k b d F")
     # the bob at (s + l sin th, l cos th)
-    bob_vx = ds + l * sp.cos(th) * dth
-    bob_vy = -l * sp.sin(th) * dth
+    bob_vx = ds + length * sp.cos(th) * dth
+    bob_vy = -length * sp.sin(th) * dth
     return System(
         name="cart_pole",
         make_model=lambda: sls.load_toml("cart_pole.toml", text=CART_POLE_TOML),
         q=(s, th),
         dq=(ds, dth),
         T=mc * ds**2 / 2 + mp * (bob_vx**2 + bob_vy**2) / 2,
-        V=mp * g * l * sp.cos(th),
+        V=mp * g * length * sp.cos(th),
         fric=(c * sp.tanh(k * ds), b * dth + d * dth**3),
         params={"mc": 1.0, "mp": 0.3, "l": 0.6, "g": 9.81, "c": 0.4, "k": 20.0, "b": 0.05, "d": 0.01},
         inputs=(F,),
@@ -206,8 +206,8 @@ def _velocities(position, q, dq):
 
 def spherical_pendulum() -> System:
     """Built through the Python API from Cartesian positions (M = diag(m l², m l² sin²θ))."""
-    th, ph, dth, dph, m, l, g, b = sp.symbols("th ph dth dph m l g b")
-    position = [l * sp.sin(th) * sp.cos(ph), l * sp.sin(th) * sp.sin(ph), -l * sp.cos(th)]
+    th, ph, dth, dph, m, length, g, b = sp.symbols("th ph dth dph m l g b")
+    position = [length * sp.sin(th) * sp.cos(ph), length * sp.sin(th) * sp.sin(ph), -length * sp.cos(th)]
     v = _velocities(position, (th, ph), (dth, dph))
     T = m * sum(vi**2 for vi in v) / 2
     V = m * g * position[2]
@@ -234,12 +234,12 @@ def chain(n: int = 4) -> System:
     q = sp.symbols(f"q1:{n + 1}")
     dq = sp.symbols(f"dq1:{n + 1}")
     m = sp.symbols(f"m1:{n + 1}")
-    l = sp.symbols(f"l1:{n + 1}")
+    lengths = sp.symbols(f"l1:{n + 1}")
     g, b, d = sp.symbols("g b d")
     T = V = sp.Integer(0)
     x = y = sp.Integer(0)
     for k in range(n):
-        x, y = x + l[k] * sp.sin(q[k]), y - l[k] * sp.cos(q[k])
+        x, y = x + lengths[k] * sp.sin(q[k]), y - lengths[k] * sp.cos(q[k])
         vx, vy = _velocities((x, y), q, dq)
         T += m[k] * (vx**2 + vy**2) / 2
         V += m[k] * g * y
@@ -386,10 +386,10 @@ class Reference:
         A = np.zeros((2 * n, 2 * n))
         B = np.zeros((2 * n, m))
         A[:n, n:] = np.eye(n)
-        for l in range(2 * n):
+        for col in range(2 * n):
             step = np.zeros(2 * n, dtype=complex)
-            step[l] = 1j * h
-            A[n:, l] = np.imag(self.qddot(x + step, u, params)) / h
+            step[col] = 1j * h
+            A[n:, col] = np.imag(self.qddot(x + step, u, params)) / h
         for j in range(m):
             step = np.zeros(m, dtype=complex)
             step[j] = 1j * h

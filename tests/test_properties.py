@@ -79,7 +79,7 @@ def test_jacobians_match_finite_differences(name, system_package):
             jac = getattr(pkg, f"{base}_jac_fun")
             close(
                 jac(x, **params),
-                central_difference(lambda y: f(y, **params), x),
+                central_difference(lambda y, f=f: f(y, **params), x),
                 FD_TOL,
                 f"{name} {base}_jac_fun vs FD",
             )
@@ -99,8 +99,8 @@ def test_linearization_matches_finite_differences(name, system_package):
         def f(state, inp):
             return np.concatenate([state[n:], pkg.qddot_fun(state, inp)])
 
-        close(A, central_difference(lambda y: f(y, u), x), FD_TOL, f"{name} A vs FD of qddot_fun")
-        close(B, central_difference(lambda v: f(x, v), u), FD_TOL, f"{name} B vs FD of qddot_fun")
+        close(A, central_difference(lambda y, u=u: f(y, u), x), FD_TOL, f"{name} A vs FD of qddot_fun")
+        close(B, central_difference(lambda v, x=x: f(x, v), u), FD_TOL, f"{name} B vs FD of qddot_fun")
 
 
 @pytest.mark.parametrize("name", SYSTEM_NAMES)
@@ -339,7 +339,7 @@ def test_missing_required_parameter_raises_type_error_naming_it(tmp_path):
         "linearized_model": lambda **p: pkg.linearized_model(x, u, **p),
         "tau_fun": lambda **p: pkg.tau_fun(x, [1.0], **p),
     }
-    for fname, call in calls.items():
+    for call in calls.values():
         with pytest.raises(TypeError, match="ell"):
             call()
         call(ell=0.5)  # given, it works

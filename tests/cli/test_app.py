@@ -382,9 +382,9 @@ def test_internal_error_is_one_line_naming_the_input_and_version(tmp_path, monke
     result = CliRunner().invoke(sls.cli.app.main, ["generate", "model.toml", "--out", "pkg", "-q"])
     assert result.exit_code == sls.cli.app.INTERNAL_ERROR == 70
     assert result.stderr == (
-        f"error: internal error in sls {__version__} running sls generate on model.toml (a bug in sls, not a mistake in "
-        "your input): KeyError: 'pieces\\nof a bug'; please report it to the sls issue tracker with model.toml and this "
-        "line (--verbose or SLS_TRACEBACK=1 shows the traceback)\n"
+        f"error: internal error in sls {__version__} running sls generate on model.toml (a bug in sls, not a mistake "
+        "in your input): KeyError: 'pieces\\nof a bug'; please report it to the sls issue tracker with model.toml and "
+        "this line (--verbose or SLS_TRACEBACK=1 shows the traceback)\n"
     )
     assert not (tmp_path / "pkg").exists()
     verbose = CliRunner().invoke(sls.cli.app.main, ["generate", "model.toml", "--out", "pkg", "-q", "--verbose"])
@@ -407,9 +407,15 @@ def test_internal_error_is_one_line_naming_the_input_and_version(tmp_path, monke
 # the new-user walk: every mistake one line through the real command, never a traceback (was test_new_user.py)
 
 
-SPHERICAL = 'state = ["th", "ph", "dth", "dph"]\nT = "1/2*m*l^2*(dth^2 + sin(th)^2*dph^2)"\nV = "m*g*l*cos(th)"\nfric = 0\n[params]\nm = 1.0\nl = 1.0\ng = 9.81\n'
+SPHERICAL = (
+    'state = ["th", "ph", "dth", "dph"]\nT = "1/2*m*l^2*(dth^2 + sin(th)^2*dph^2)"\nV = "m*g*l*cos(th)"\nfric = 0\n'
+    "[params]\nm = 1.0\nl = 1.0\ng = 9.81\n"
+)
 ROOT_WELL = 'state = ["q", "dq"]\nT = "1/2*dq^2"\nV = "q - 2*sqrt(q)"\nfric = 0\ninputs = ["F"]\nforces = ["F"]\n'
-INTERLEAVED = 'state = ["x", "v", "th", "w"]\nT = "1/2*(mc + mp)*v^2 + mp*l*v*w*cos(th) + 1/2*mp*l^2*w^2"\nV = "mp*g*l*cos(th)"\nfric = 0\n[params]\nmc = 1.0\nmp = 0.1\nl = 0.5\ng = 9.81\n'
+INTERLEAVED = (
+    'state = ["x", "v", "th", "w"]\nT = "1/2*(mc + mp)*v^2 + mp*l*v*w*cos(th) + 1/2*mp*l^2*w^2"\n'
+    'V = "mp*g*l*cos(th)"\nfric = 0\n[params]\nmc = 1.0\nmp = 0.1\nl = 0.5\ng = 9.81\n'
+)
 MISSPELT = INTERLEAVED.replace('"x", "v", "th", "w"', '"x", "th", "v", "w"').replace("mp*g*l", "mpp*g*l")
 SINGULAR = 'state = ["a", "b", "da", "db"]\nT = "1/2*(da + db)^2"\nV = "0"\nfric = [0, 0]\n'
 

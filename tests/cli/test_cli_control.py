@@ -299,7 +299,8 @@ def test_cli_unexpected_error_is_one_line(folders, monkeypatch):
     result = run_cli("lqr", folders["cart_pole"], "--x-eq", "0 0 0 0")
     assert result.exit_code == 70
     assert result.stderr == (
-        f"error: internal error in sls {sls.__version__} running sls lqr on {folders['cart_pole']} (a bug in sls, not a mistake "
+        f"error: internal error in sls {sls.__version__} running sls lqr on {folders['cart_pole']} "
+        "(a bug in sls, not a mistake "
         f"in your input): RuntimeError: something unforeseen; please report it to the sls issue tracker with "
         f"{folders['cart_pole']} and this line (--verbose or SLS_TRACEBACK=1 shows the traceback)\n"
     )

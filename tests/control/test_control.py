@@ -74,7 +74,7 @@ def pkgs(folders):
     return {name: control.load_package(path) for name, path in folders.items()}
 
 
-def textbook_cart_pole(mc, mp, l, g):
+def textbook_cart_pole(mc, mp, length, g):
     """Cart-pole (point mass mp on a massless rod of length l, cart mass mc, force F on the cart), upright.
 
     (mc + mp) s'' + mp l cos(th) th'' - mp l sin(th) th'^2 = F
@@ -86,10 +86,10 @@ def textbook_cart_pole(mc, mp, l, g):
             [0, 0, 1, 0],
             [0, 0, 0, 1],
             [0, -mp * g / mc, 0, 0],
-            [0, (mc + mp) * g / (mc * l), 0, 0],
+            [0, (mc + mp) * g / (mc * length), 0, 0],
         ]
     )
-    B = np.array([[0], [0], [1 / mc], [-1 / (mc * l)]])
+    B = np.array([[0], [0], [1 / mc], [-1 / (mc * length)]])
     return A, B
 
 
@@ -148,9 +148,9 @@ def test_linearization_matches_finite_differences_with_input(pkgs, name):
 def test_input_matrix_jacobian(pkgs):
     pkg = pkgs["pushed"]
     x = RNG.normal(size=2)
-    l = pkg.PARAMS["l"]
-    np.testing.assert_allclose(pkg.input_matrix_fun(x), [[l * np.cos(x[0])]])
-    np.testing.assert_allclose(pkg.input_matrix_jac_fun(x), [[[-l * np.sin(x[0]), 0.0]]])
+    length = pkg.PARAMS["l"]
+    np.testing.assert_allclose(pkg.input_matrix_fun(x), [[length * np.cos(x[0])]])
+    np.testing.assert_allclose(pkg.input_matrix_jac_fun(x), [[[-length * np.sin(x[0]), 0.0]]])
 
 
 @pytest.mark.parametrize("name", ["pushed", "cart_pole", "acrobot", "two_link_arm"])
@@ -193,7 +193,8 @@ def test_input_map_errors_toml(tmp_path, forces, message):
     path = tmp_path / "bad.toml"
     quoted = ", ".join(f'"{f}"' for f in forces)
     path.write_text(
-        f'state = ["s", "th", "ds", "dth"]\nT = "{MODEL["T"]}"\nV = "{MODEL["V"]}"\nfric = "0"\ninputs = ["F"]\nforces = [{quoted}]\n'
+        f'state = ["s", "th", "ds", "dth"]\nT = "{MODEL["T"]}"\nV = "{MODEL["V"]}"\nfric = "0"\n'
+        f'inputs = ["F"]\nforces = [{quoted}]\n'
     )
     with pytest.raises(ModelError, match=message):
         sls.load_toml(path)
@@ -213,9 +214,9 @@ def test_input_map_errors_flags(tmp_path, forces, message):
 
 @pytest.mark.parametrize("forces, message", BAD_FORCES)
 def test_input_map_errors_api(tmp_path, forces, message):
-    s, th, ds, dth, F, G, mc, mp, l, g = sympy.symbols("s th ds dth F G mc mp l g")
-    T = (mc + mp) * ds**2 / 2 + mp * l**2 * dth**2 / 2
-    V = mp * g * l * sympy.cos(th)
+    s, th, ds, dth, F, G, mc, mp, length, g = sympy.symbols("s th ds dth F G mc mp l g")
+    T = (mc + mp) * ds**2 / 2 + mp * length**2 * dth**2 / 2
+    V = mp * g * length * sympy.cos(th)
     exprs = [sympy.sympify(f.replace("^", "**"), locals={"F": F, "G": G}) for f in forces]
     with pytest.raises(ModelError, match=message):
         sls.model_from_sympy(T, V, 0, [s, th, ds, dth], inputs=[F], forces=exprs)

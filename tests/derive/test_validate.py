@@ -215,8 +215,9 @@ def test_a_mass_matrix_with_no_finite_sample_is_refused(tmp_path):
 
 
 def test_a_negative_base_to_a_parameter_power_is_a_domain_error_of_the_sample(tmp_path):
-    """Found by tests/test_fuzz.py: sin(q)**k with a required parameter k is complex where sin(q) < 0 (sampled
-    k in [0.5, 1.5]); the sample says nothing, like a division by zero, instead of an internal error."""
+    """Found by tests/readers/test_fuzz_model_files.py: sin(q)**k with a required parameter k is complex where
+    sin(q) < 0 (sampled k in [0.5, 1.5]); the sample says nothing, like a division by zero, instead of an internal
+    error."""
     model = sls.model_from_strings(
         state=["q", "p", "dq", "dp"], T="1/2*dq^2 + 1/2*(2 + sin(q)^k)*dp^2", V="0", fric="0"
     )

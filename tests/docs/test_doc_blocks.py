@@ -4,8 +4,8 @@ Each page runs in a fresh folder, its blocks in the order the page shows them.
 Shell blocks (`bash`, `shell`) run their `sls ...` commands (the installed console
 script), C compiler lines (`cc ...`, with `$CC` if set) and the programs they build
 (`./step`); `pip`, `venv`, `pytest`, `mkdocs`, `ruff`, `mypy` and benchmark lines are skipped
-(CI runs the static checks itself). TOML blocks are saved under the name the next shell block generates from; any other TOML
-block must parse, and load as a model if it has a `state`; `xml` blocks likewise (a URDF
+(CI runs the static checks itself). TOML blocks are saved under the name the next shell block generates from; any
+other TOML block must parse, and load as a model if it has a `state`; `xml` blocks likewise (a URDF
 file the next shell block generates from, else it must parse as XML). C blocks are saved
 under the name the next shell block compiles. Python blocks run in the same folder; `matlab`
 blocks run in GNU Octave where it is installed. Where a block is followed by a `text`

@@ -236,7 +236,7 @@ def test_baumgarte_stabilization_reduces_drift(tmp_path):
     drifts = {}
     for label, model in (("off", sls.load_example("four_bar")), ("on", stabilized)):
         pkg = build(model, tmp_path / label)
-        sol = solve_ivp(lambda t, x: pkg.xdot_fun(x, [0.0]), (0, 5), four_bar_start(pkg), rtol=1e-6, atol=1e-6)
+        sol = solve_ivp(lambda t, x, pkg=pkg: pkg.xdot_fun(x, [0.0]), (0, 5), four_bar_start(pkg), rtol=1e-6, atol=1e-6)
         drifts[label] = np.abs(pkg.constraint_fun(sol.y.T)).max()
     assert drifts["on"] < drifts["off"] / 10, drifts
 
@@ -391,10 +391,10 @@ def test_back_emf_cart_pole(tmp_path, method):
         )
         # by hand: the 2x2 system of the cart-pole with the motor force
         s, th, ds, dth = x
-        mc, mp, l, g = 1.0, 0.3, 0.6, 9.81
+        mc, mp, length, g = 1.0, 0.3, 0.6, 9.81
         force = km / (Rm * r) * (u[0] - kb * ds / r) - c * ds
-        M = np.array([[mc + mp, mp * l * np.cos(th)], [mp * l * np.cos(th), mp * l**2]])
-        rhs = np.array([force + mp * l * np.sin(th) * dth**2, mp * g * l * np.sin(th)])
+        M = np.array([[mc + mp, mp * length * np.cos(th)], [mp * length * np.cos(th), mp * length**2]])
+        rhs = np.array([force + mp * length * np.sin(th) * dth**2, mp * g * length * np.sin(th)])
         np.testing.assert_allclose(pkg.qddot_fun(x, u), np.linalg.solve(M, rhs), rtol=1e-10)
         A, B = pkg.linearized_model(x, u)
         assert A[2, 2] != 0  # the back-EMF damping reaches the linearization
@@ -705,7 +705,8 @@ def test_quaternion_body_with_singular_mass_matrix_against_lagranges_method(tmp_
 
 def test_multiplier_sign_is_that_of_lagranges_method_rhs(tmp_path, quaternion_reference):
     """sls's lam is the lam at the end of LagrangesMethod.rhs() (and of mass_matrix_full \\ forcing_full):
-    the opposite of solve_multipliers() and of lm.eom, which reads M qddot - f - A' lam_sls = 0 as M qddot - f + A' lam = 0."""
+    the opposite of solve_multipliers() and of lm.eom, which reads M qddot - f - A' lam_sls = 0 as
+    M qddot - f + A' lam = 0."""
     from sympy.physics.mechanics import dynamicsymbols
 
     lm, reference = quaternion_reference
@@ -760,7 +761,7 @@ def test_four_bar_with_massless_links_against_lagranges_method(tmp_path, massles
         th1 = rng.uniform(-np.pi, np.pi)
         guess = [th1, rng.uniform(-1, 1), rng.uniform(0.5, 2.5)]
         angles, info, ok, _ = fsolve(
-            lambda z: [float(e.subs(dict(zip(th, [th1, *z])))) for e in loop], guess[1:], full_output=True
+            lambda z, th1=th1: [float(e.subs(dict(zip(th, [th1, *z])))) for e in loop], guess[1:], full_output=True
         )
         if ok != 1:
             continue
@@ -831,7 +832,8 @@ def test_other_targets_refuse_singular_mass_constrained_models_in_one_line(tmp_p
     )
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): generate them with the default --target python"
+        f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): "
+        "generate them with the default --target python"
     ]
     assert not (tmp_path / "out").exists()
 

@@ -105,7 +105,11 @@ MODELS = {
 
             s, th, ds, dth = sp.symbols("s th ds dth")
             mc, mp, l, g, c, k, b, F = sp.symbols("mc mp l g c k b F")
-            T = sp.Rational(1, 2) * (mc + mp) * ds**2 + mp * l * ds * dth * sp.cos(th) + sp.Rational(1, 2) * mp * l**2 * dth**2
+            T = (
+                sp.Rational(1, 2) * (mc + mp) * ds**2
+                + mp * l * ds * dth * sp.cos(th)
+                + sp.Rational(1, 2) * mp * l**2 * dth**2
+            )
             V = mp * g * l * sp.cos(th)
             fric = sp.Matrix([c * sp.tanh(k * ds), b * dth])
             x = sp.Matrix([s, th, ds, dth])
@@ -409,7 +413,7 @@ def _check_message(error, pieces):
     assert isinstance(error, sls.SlsError) and isinstance(error, (ValueError, TypeError))
 
 
-q, dq, m, l = sp.symbols("q dq m l")
+q, dq, m = sp.symbols("q dq m")
 
 
 @pytest.mark.parametrize(
@@ -702,7 +706,8 @@ def test_warning_lists_names_that_became_required_parameters(tmp_path):
     # one name, and no [params] at all: nothing to warn about
     one = model_from_strings(state=["q", "dq"], T="1/2*m*dq^2", V="k*q^2", fric="0", params={"m": 1.0})
     assert one.warnings() == [
-        "'k' has no value among the model's parameters and becomes a required keyword argument of every generated function"
+        "'k' has no value among the model's parameters and becomes a required keyword argument of every generated "
+        "function"
     ]
     assert model_from_strings(state=["q", "dq"], T="1/2*m*dq^2", V="k*q^2", fric="0").warnings() == []
 
@@ -762,7 +767,8 @@ def test_errors_found_while_generating_name_the_model_file(tmp_path, label):
 
 def test_python_model_file_errors_found_while_generating_name_it(tmp_path):
     (tmp_path / "bad.py").write_text(
-        "import sympy as sp\na, b, da, db = sp.symbols('a b da db')\nT = (da + db)**2/2\nV = 0\nfric = 0\nx = [a, b, da, db]\n"
+        "import sympy as sp\na, b, da, db = sp.symbols('a b da db')\nT = (da + db)**2/2\nV = 0\nfric = 0\n"
+        "x = [a, b, da, db]\n"
     )
     with pytest.raises(sls.ModelError, match="^" + re.escape(f"{tmp_path / 'bad.py'}: the mass matrix")):
         sls.generate(load_python(tmp_path / "bad.py"), tmp_path / "pkg")
@@ -779,7 +785,8 @@ def test_python_model_file_imports_a_module_next_to_it(tmp_path):
         "import sympy as sp\nq, dq, m = sp.symbols('q dq m')\nENERGY = m*dq**2/2\n"
     )
     (folder / "pendulum.py").write_text(
-        "from pendulum_parts import q, dq, m, ENERGY\nimport sympy as sp\nT = ENERGY\nV = m*9.81*(1 - sp.cos(q))\nfric = 0\nx = [q, dq]\nparams = {m: 2.0}\n"
+        "from pendulum_parts import q, dq, m, ENERGY\nimport sympy as sp\nT = ENERGY\nV = m*9.81*(1 - sp.cos(q))\n"
+        "fric = 0\nx = [q, dq]\nparams = {m: 2.0}\n"
     )
     result = subprocess.run(
         [sys.executable, "-m", "sls", "generate", "models/pendulum.py", "--out", "pkg", "--quiet"],
@@ -804,12 +811,12 @@ def test_dynamicsymbols_are_mapped_onto_plain_symbols(tmp_path):
     from sympy.physics.mechanics import dynamicsymbols
 
     q1, q2, F = dynamicsymbols("q1 q2 F")
-    m, l, g, b = sp.symbols("m l g b")
-    T = m * l**2 / 2 * (q1.diff() ** 2 + (q1.diff() + q2.diff()) ** 2)
-    V = -m * g * l * (sp.cos(q1) + sp.cos(q1 + q2))
+    m, length, g, b = sp.symbols("m l g b")
+    T = m * length**2 / 2 * (q1.diff() ** 2 + (q1.diff() + q2.diff()) ** 2)
+    V = -m * g * length * (sp.cos(q1) + sp.cos(q1 + q2))
     x = [q1, q2, q1.diff(), q2.diff()]
     model = model_from_sympy(
-        T, V, [b * q1.diff(), 0], x, params={m: 1, l: 0.5, g: 9.81, b: 0.1}, inputs=[F], forces=[0, F]
+        T, V, [b * q1.diff(), 0], x, params={m: 1, length: 0.5, g: 9.81, b: 0.1}, inputs=[F], forces=[0, F]
     )
     assert [s.name for s in model.state] == ["q1", "q2", "dq1", "dq2"] and [s.name for s in model.inputs] == ["F"]
     Q1, Q2, DQ1, DQ2, FF = sp.symbols("q1 q2 dq1 dq2 F")
@@ -818,13 +825,13 @@ def test_dynamicsymbols_are_mapped_onto_plain_symbols(tmp_path):
         V.xreplace({q1: Q1, q2: Q2}),
         [b * DQ1, 0],
         [Q1, Q2, DQ1, DQ2],
-        params={m: 1, l: 0.5, g: 9.81, b: 0.1},
+        params={m: 1, length: 0.5, g: 9.81, b: 0.1},
         inputs=[FF],
         forces=[0, FF],
     )
     assert model == plain
     out = sls.sym_lagrangian_solver(
-        T, V, [b * q1.diff(), 0], x, out_dir=tmp_path / "pkg", params={m: 1, l: 0.5, g: 9.81, b: 0.1}
+        T, V, [b * q1.diff(), 0], x, out_dir=tmp_path / "pkg", params={m: 1, length: 0.5, g: 9.81, b: 0.1}
     )
     assert import_package(out).qddot_fun([0.1, 0.2, 0.0, 0.0], [0.0, 0.0]).shape == (2,)
 

@@ -256,7 +256,9 @@ for i in range(links):
     T.append(f"1/2*m{i + 1}*(({vx[-1]})^2 + ({vy[-1]})^2)")
     V.append(f"-m{i + 1}*g*(" + " + ".join(f"l{j}*cos(q{j})" for j in range(1, i + 2)) + ")")
 params = {f"m{i}": 1.0 for i in range(1, links + 1)} | {f"l{i}": 0.5 for i in range(1, links + 1)} | {"g": 9.81}
-model = sls.model_from_strings(state=q + dq, T=" + ".join(T), V=" + ".join(V), fric=[f"0.1*{d}" for d in dq], params=params, name=f"chain{links}")
+model = sls.model_from_strings(
+    state=q + dq, T=" + ".join(T), V=" + ".join(V), fric=[f"0.1*{d}" for d in dq], params=params, name=f"chain{links}"
+)
 sls.generate(model, sys.argv[1])
 """
 
@@ -306,7 +308,11 @@ def test_sigkill_during_generation_leaves_a_working_or_refusing_package(tmp_path
 
 def test_concurrent_runs_take_turns(tmp_path):
     out = tmp_path / "pkg"
-    script = f"import sys; from sls.output.write import write_package; [write_package({{k: v.replace('TAGX', sys.argv[1]) for k, v in {_package('TAGX')!r}.items()}}, {str(out)!r}) for _ in range(30)]"
+    script = (
+        "import sys; from sls.output.write import write_package; "
+        f"[write_package({{k: v.replace('TAGX', sys.argv[1]) for k, v in {_package('TAGX')!r}.items()}}, {str(out)!r}) "
+        "for _ in range(30)]"
+    )
     processes = [subprocess.Popen([sys.executable, "-c", script, tag]) for tag in ("one", "two", "three")]
     assert all(p.wait(timeout=120) == 0 for p in processes)
     assert _state(out) in ("one", "two", "three")

@@ -18,7 +18,7 @@ fixed cases in a subprocess). Every run must end in one of:
 
 The number of examples per test is ``SLS_FUZZ_EXAMPLES`` (default 40, a run of
 well under a minute); a long run, e.g. ``SLS_FUZZ_EXAMPLES=3000 pytest
-tests/test_fuzz.py``, also draws fresh random examples instead of the fixed
+tests/readers/test_fuzz_model_files.py``, also draws fresh random examples instead of the fixed
 ones. ``SLS_FUZZ_TIMEOUT`` (s, default 60) bounds one generation.
 """
 
@@ -474,7 +474,8 @@ def check_complete(folder: Path) -> None:
 
 
 def check_outcome(code: int, stderr: str, out: Path, before: dict, what: str, known: tuple = ()) -> None:
-    """The property: a package, or one ``error:`` line and the folder untouched (``known``: tolerated internal errors)."""
+    """The property: a package, or one ``error:`` line and the folder untouched (``known``: tolerated internal
+    errors)."""
     if code == 70 and any(f"your input): {signature}" in stderr for signature in known):
         assert snapshot(out) == before, f"the output folder changed although generation failed on {what}"
         return
@@ -503,7 +504,8 @@ def previous_package(base: Path) -> Path:
 
 
 def run_generate(model: Path, tmp: Path, over_previous: bool, what: str, known: tuple = ()) -> int:
-    """Run ``sls generate`` on ``model`` (into a fresh folder, or over a copy of a previous package), check the outcome, return the exit code."""
+    """Run ``sls generate`` on ``model`` (into a fresh folder, or over a copy of a previous package), check the
+    outcome, return the exit code."""
     out = tmp / f"out-{uuid.uuid4().hex}"
     if over_previous:
         shutil.copytree(previous_package(tmp.parent), out)

@@ -2,9 +2,9 @@
 
 For every bundled example the C target accepts (``ur5`` is the benchmark arm: the UR5 of
 ``python -m benchmarks``; example-robot-data's file differs only by massless frames), a small C
-driver is generated from the header: it calls every function the header declares (batch entry points included, with three states) at a few
-random states, once with a parameter array and once with ``p = NULL``. Every input and output
-is its own heap block of exactly the documented size, so a read or write past an array is an
+driver is generated from the header: it calls every function the header declares (batch entry points included,
+with three states) at a few random states, once with a parameter array and once with ``p = NULL``. Every input and
+output is its own heap block of exactly the documented size, so a read or write past an array is an
 AddressSanitizer report. The driver is compiled with ``-fsanitize=address,undefined
 -fno-sanitize-recover=all`` (at ``-O0``: nothing optimised away, and the UR5 compiles in a third
 of ``-O1``'s time) and must exit 0 with no sanitizer report; the values it prints must
@@ -49,7 +49,10 @@ def sanitizers_work(tmp: Path) -> str | None:
         [*CC.split(), *SANITIZE, str(source), "-o", str(tmp / "probe")], check=False, capture_output=True, text=True
     )
     if built.returncode != 0:
-        return f"{CC} cannot build with -fsanitize=address,undefined (libasan/libubsan missing?): {built.stderr.strip().splitlines()[-1:]}"
+        return (
+            f"{CC} cannot build with -fsanitize=address,undefined (libasan/libubsan missing?): "
+            f"{built.stderr.strip().splitlines()[-1:]}"
+        )
     ran = subprocess.run([str(tmp / "probe")], check=False, capture_output=True, text=True, env=ENV)
     if ran.returncode != 0:
         return f"a sanitized program does not run here: {ran.stderr.strip()[:200]}"
@@ -143,9 +146,8 @@ def driver(prefix: str, package, rng) -> tuple:
                         if p_null:
                             args.append("NULL")
                         else:
-                            body.append(
-                                f"        static const double v_p[] = {{{', '.join(repr(v) for v in params) or '0.0'}}};"
-                            )
+                            values = ", ".join(repr(v) for v in params) or "0.0"
+                            body.append(f"        static const double v_p[] = {{{values}}};")
                             body.append(f"        double *p = block({len(params)}, v_p);")
                             args.append("p")
                     elif name in inputs:

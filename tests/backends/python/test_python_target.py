@@ -3,7 +3,7 @@
 Scalar, batch and individual-function paths of the generated code agree with each other; the runtime
 (``_runtime.py``) refuses bad arguments and parameters with clear errors naming the function and the state;
 user names that the generated code also uses change no number. The package against references:
-test_generated.py, test_golden.py; the C and MATLAB targets: test_ctarget.py, test_matlab_target.py.
+test_properties.py, test_golden.py; the C and MATLAB targets: test_c_target.py, test_matlab_target.py.
 """
 
 from __future__ import annotations
@@ -173,7 +173,8 @@ def test_generation_is_deterministic(tmp_path):
 
     code = (
         "import sys, sls; from sls.readers.nlink import nlink_pendulum; "
-        "sls.generate(nlink_pendulum(3), sys.argv[1]); sls.generate(sls.load_example('mobile_manipulator'), sys.argv[2])"
+        "sls.generate(nlink_pendulum(3), sys.argv[1]); "
+        "sls.generate(sls.load_example('mobile_manipulator'), sys.argv[2])"
     )
     outputs = []
     for seed in ("0", "12345"):
@@ -340,8 +341,9 @@ def test_integer_numpy_and_sympy_parameters_are_numbers(cart):
     import sympy
 
     expected = cart.qddot_fun(X0, [0.5], mp=2.0, l=1.0)
-    for mp, l in ((2, 1), (np.float32(2), np.int64(1)), (sympy.Integer(2), sympy.Float(1.0)), (np.array(2.0), 1.0)):
-        got = cart.qddot_fun(X0, [0.5], mp=mp, l=l)
+    values = ((2, 1), (np.float32(2), np.int64(1)), (sympy.Integer(2), sympy.Float(1.0)), (np.array(2.0), 1.0))
+    for mp, length in values:
+        got = cart.qddot_fun(X0, [0.5], mp=mp, l=length)
         assert got.dtype == float and got.shape == (2,)
         np.testing.assert_allclose(got, expected, rtol=1e-15)
 

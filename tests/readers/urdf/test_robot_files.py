@@ -191,7 +191,7 @@ def test_robot_file_agrees_with_pinocchio(package, relative, needs, tmp_path):
             # Pinocchio's aba and its derivatives refuse mimic joints, and its derivatives of a composite root
             # joint (the floating base's chart) disagree with central differences of its own aba (Pinocchio 4.1:
             # 126 absolute on Bolt); crba and rnea take both.
-            def acceleration(xs):
+            def acceleration(xs, u=u, P=P):
                 qs, vs, _ = pinocchio_state(xs, n, where, reference.nq)
                 force = np.asarray(generated.input_matrix_fun(xs, **params)).reshape(n, m) @ u - generated.fric_fun(
                     xs, **params

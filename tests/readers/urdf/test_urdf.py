@@ -77,16 +77,19 @@ class Reference:
                 continue
             origin = inertial.find("origin")
             tensor = inertial.find("inertia")
-            I = np.array([[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"])
+            inertia = np.array(
+                [[float(tensor.get(f"i{a}{b}") or tensor.get(f"i{b}{a}")) for b in "xyz"] for a in "xyz"]
+            )
             self.bodies[link.get("name")] = (
                 float(inertial.find("mass").get("value")),
                 _transform(_rpy(*_floats(origin, "rpy", [0, 0, 0])), _floats(origin, "xyz", [0, 0, 0])),
-                I,
+                inertia,
             )
         self.movable = [j.get("name") for j in self.joints if j.get("type") != "fixed"]
 
     def kinematics(self, q: np.ndarray) -> tuple:
-        """World transforms of the links and, per link, the movable joints above it with their world axes and origins."""
+        """World transforms of the links and, per link, the movable joints above it with their world axes and
+        origins."""
         value = dict(zip(self.movable, q))
         frames = {self.root: np.eye(4)}
         above = {self.root: []}
@@ -115,7 +118,7 @@ class Reference:
         n = len(self.movable)
         frames, above = self.kinematics(q)
         M, phi = np.zeros((n, n)), np.zeros(n)
-        for link, (mass, inertial_frame, I) in self.bodies.items():
+        for link, (mass, inertial_frame, inertia) in self.bodies.items():
             X = frames[link] @ inertial_frame
             com, R = X[:3, 3], X[:3, :3]
             Jv, Jw = np.zeros((3, n)), np.zeros((3, n))
@@ -126,7 +129,7 @@ class Reference:
                 else:
                     Jv[:, k] = np.cross(axis, com - origin)
                     Jw[:, k] = axis
-            M += mass * Jv.T @ Jv + Jw.T @ R @ I @ R.T @ Jw
+            M += mass * Jv.T @ Jv + Jw.T @ R @ inertia @ R.T @ Jw
             phi += mass * Jv.T @ np.array([0.0, 0.0, G])
         return M, phi
 
@@ -310,18 +313,20 @@ def test_fixed_child_is_the_same_as_merging_its_inertia(tmp_path):
     mass = m1 + m2
     com = (m1 * c1 + m2 * com2) / mass
 
-    def shifted(I, m, d):
-        return I + m * (d @ d * np.eye(3) - np.outer(d, d))
+    def shifted(inertia, m, d):
+        return inertia + m * (d @ d * np.eye(3) - np.outer(d, d))
 
     merged = shifted(I1, m1, c1 - com) + shifted(I2_link, m2, com2 - com)
 
     def text(values):
         return " ".join(repr(float(v)) for v in values)
 
-    def inertial(m, c, I):
+    def inertial(m, c, inertia):
+        entries = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+        ixx, ixy, ixz, iyy, iyz, izz = (float(inertia[i, j]) for i, j in entries)
         return (
-            f'<inertial><origin xyz="{text(c)}"/><mass value="{float(m)!r}"/><inertia ixx="{float(I[0, 0])!r}" '
-            f'ixy="{float(I[0, 1])!r}" ixz="{float(I[0, 2])!r}" iyy="{float(I[1, 1])!r}" iyz="{float(I[1, 2])!r}" izz="{float(I[2, 2])!r}"/></inertial>'
+            f'<inertial><origin xyz="{text(c)}"/><mass value="{float(m)!r}"/><inertia ixx="{ixx!r}" '
+            f'ixy="{ixy!r}" ixz="{ixz!r}" iyy="{iyy!r}" iyz="{iyz!r}" izz="{izz!r}"/></inertial>'
         )
 
     head = (
@@ -331,7 +336,10 @@ def test_fixed_child_is_the_same_as_merging_its_inertia(tmp_path):
         + f'<link name="two">{inertial(0.8, np.array([0.1, 0.0, 0.0]), np.diag([0.001, 0.002, 0.002]))}</link>'
     )
     split = head + f'<link name="one">{inertial(m1, c1, I1)}</link><link name="tool">{inertial(m2, c2, I2)}</link>'
-    split += f'<joint name="fix" type="fixed"><parent link="one"/><child link="tool"/><origin xyz="{text(p2)}" rpy="0.3 -0.4 0.2"/></joint></robot>'
+    split += (
+        '<joint name="fix" type="fixed"><parent link="one"/><child link="tool"/>'
+        f'<origin xyz="{text(p2)}" rpy="0.3 -0.4 0.2"/></joint></robot>'
+    )
     whole = head + f'<link name="one">{inertial(mass, com, merged)}</link></robot>'
     a, b = tmp_path / "split.urdf", tmp_path / "merged.urdf"
     a.write_text(split)

@@ -290,8 +290,14 @@ def _box_link(name: str, mass: float = 1.0) -> str:
 def test_floating_joint_in_the_file_is_the_same_as_the_floating_base_option():
     """A file's floating joint from a massless world link equals --floating-base on the file without it."""
     body = _box_link("body") + _box_link("arm", 0.5)
-    arm = '<joint name="elbow" type="revolute"><parent link="body"/><child link="arm"/><origin xyz="0.2 0 0"/><axis xyz="0 1 0"/></joint>'
-    with_joint = f'<robot name="r"><link name="world"/><joint name="base" type="floating"><parent link="world"/><child link="body"/></joint>{body}{arm}</robot>'
+    arm = (
+        '<joint name="elbow" type="revolute"><parent link="body"/><child link="arm"/><origin xyz="0.2 0 0"/>'
+        '<axis xyz="0 1 0"/></joint>'
+    )
+    with_joint = (
+        '<robot name="r"><link name="world"/><joint name="base" type="floating"><parent link="world"/>'
+        f'<child link="body"/></joint>{body}{arm}</robot>'
+    )
     without = f'<robot name="r">{body}{arm}</robot>'
     a = load_urdf("a.urdf", text=with_joint)
     b = load_urdf("b.urdf", text=without, floating_base=True)
@@ -300,7 +306,10 @@ def test_floating_joint_in_the_file_is_the_same_as_the_floating_base_option():
 
 
 def test_floating_base_option_refuses_a_file_that_already_floats():
-    text = f'<robot name="r"><link name="world"/><joint name="free" type="floating"><parent link="world"/><child link="body"/></joint>{_box_link("body")}</robot>'
+    text = (
+        '<robot name="r"><link name="world"/><joint name="free" type="floating"><parent link="world"/>'
+        f'<child link="body"/></joint>{_box_link("body")}</robot>'
+    )
     with pytest.raises(sls.ModelFileError, match="already joins the robot through the floating joint 'free'"):
         load_urdf("f.urdf", text=text, floating_base=True)
 
@@ -308,8 +317,9 @@ def test_floating_base_option_refuses_a_file_that_already_floats():
 def test_a_rigid_robot_floats():
     """A file whose joints are all fixed (a drone with rotors) is one rigid body, free in space."""
     text = (
-        f'<robot name="r">{_box_link("body")}{_box_link("rotor", 0.1)}<joint name="mount" type="fixed"><parent link="body"/>'
-        '<child link="rotor"/><origin xyz="0.2 0 0.05"/></joint></robot>'
+        f'<robot name="r">{_box_link("body")}{_box_link("rotor", 0.1)}'
+        '<joint name="mount" type="fixed"><parent link="body"/><child link="rotor"/><origin xyz="0.2 0 0.05"/></joint>'
+        "</robot>"
     )
     model = load_urdf("rigid.urdf", text=text)
     assert model.n == 6 and model.m == 6 and not model.actuated
@@ -333,17 +343,26 @@ def test_planar_joint_matches_a_hand_written_chain(normal, tmp_path):
     )
     origin = '<origin xyz="0.1 0.2 0.3" rpy="0.3 -0.2 0.1"/>'
     body = _box_link("body") + _box_link("arm", 0.5)
-    arm = f'<joint name="elbow" type="revolute"><parent link="body"/><child link="arm"/><origin xyz="0.2 0 0"/><axis xyz="0 1 0"/>{LIMIT}</joint>'
-    planar = f'<robot name="r"><link name="ground"/><joint name="slide" type="planar"><parent link="ground"/><child link="body"/>{origin}<axis xyz="{normal}"/></joint>{body}{arm}</robot>'
+    arm = (
+        '<joint name="elbow" type="revolute"><parent link="body"/><child link="arm"/><origin xyz="0.2 0 0"/>'
+        f'<axis xyz="0 1 0"/>{LIMIT}</joint>'
+    )
+    planar = (
+        '<robot name="r"><link name="ground"/><joint name="slide" type="planar"><parent link="ground"/>'
+        f'<child link="body"/>{origin}<axis xyz="{normal}"/></joint>{body}{arm}</robot>'
+    )
 
     def axis(v):
         return " ".join(repr(float(c)) for c in v)
 
     chain = (
         '<robot name="r"><link name="ground"/><link name="l1"/><link name="l2"/>'
-        f'<joint name="slide_x" type="prismatic"><parent link="ground"/><child link="l1"/>{origin}<axis xyz="{axis(e1)}"/>{LIMIT}</joint>'
-        f'<joint name="slide_y" type="prismatic"><parent link="l1"/><child link="l2"/><axis xyz="{axis(e2)}"/>{LIMIT}</joint>'
-        f'<joint name="slide_theta" type="revolute"><parent link="l2"/><child link="body"/><axis xyz="{normal}"/>{LIMIT}</joint>'
+        '<joint name="slide_x" type="prismatic"><parent link="ground"/><child link="l1"/>'
+        f'{origin}<axis xyz="{axis(e1)}"/>{LIMIT}</joint>'
+        '<joint name="slide_y" type="prismatic"><parent link="l1"/><child link="l2"/>'
+        f'<axis xyz="{axis(e2)}"/>{LIMIT}</joint>'
+        '<joint name="slide_theta" type="revolute"><parent link="l2"/><child link="body"/>'
+        f'<axis xyz="{normal}"/>{LIMIT}</joint>'
         f"{body}{arm}</robot>"
     )
     a = load_urdf("planar.urdf", text=planar)
@@ -383,16 +402,23 @@ def test_mimic_gripper_matches_pinocchio_mimic_model(tmp_path):
 
 MIMIC_ARM = """<robot name="m">
   <link name="base"/>
-  <link name="a"><inertial><origin xyz="0 0 0.2"/><mass value="1.0"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial></link>
-  <link name="b"><inertial><origin xyz="0.1 0 0.1"/><mass value="0.6"/><inertia ixx="0.004" ixy="0.001" ixz="0" iyy="0.005" iyz="0" izz="0.006"/></inertial></link>
-  <link name="c"><inertial><origin xyz="0 0.1 0"/><mass value="0.3"/><inertia ixx="0.002" ixy="0" ixz="0" iyy="0.003" iyz="0" izz="0.001"/></inertial></link>
-  <link name="d"><inertial><origin xyz="0.05 0 0"/><mass value="0.2"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
-  <joint name="lead" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><dynamics damping="0.2" friction="0.5"/></joint>
-  <joint name="follow" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 0.4" rpy="0.2 0 0"/><axis xyz="0 1 0"/>
+  <link name="a"><inertial><origin xyz="0 0 0.2"/><mass value="1.0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial></link>
+  <link name="b"><inertial><origin xyz="0.1 0 0.1"/><mass value="0.6"/>
+    <inertia ixx="0.004" ixy="0.001" ixz="0" iyy="0.005" iyz="0" izz="0.006"/></inertial></link>
+  <link name="c"><inertial><origin xyz="0 0.1 0"/><mass value="0.3"/>
+    <inertia ixx="0.002" ixy="0" ixz="0" iyy="0.003" iyz="0" izz="0.001"/></inertial></link>
+  <link name="d"><inertial><origin xyz="0.05 0 0"/><mass value="0.2"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
+  <joint name="lead" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+    <dynamics damping="0.2" friction="0.5"/></joint>
+  <joint name="follow" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 0.4" rpy="0.2 0 0"/>
+    <axis xyz="0 1 0"/>
     <mimic joint="lead" multiplier="-2.0" offset="0.3"/><dynamics damping="0.1" friction="0.25"/></joint>
   <joint name="slide" type="prismatic"><parent link="b"/><child link="c"/><origin xyz="0.2 0 0"/><axis xyz="1 0 0"/>
     <mimic joint="follow" multiplier="0.5" offset="-0.1"/></joint>
-  <joint name="wrist" type="revolute"><parent link="c"/><child link="d"/><origin xyz="0 0 0.1"/><axis xyz="1 0 0"/></joint>
+  <joint name="wrist" type="revolute"><parent link="c"/><child link="d"/><origin xyz="0 0 0.1"/>
+    <axis xyz="1 0 0"/></joint>
   <joint name="glued" type="fixed"><parent link="d"/><child link="e"/><mimic joint="wrist"/></joint>
   <link name="e"/>
 </robot>"""
@@ -511,7 +537,8 @@ def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
         .read_text()
         .replace(
             '<link name="base"/>',
-            '<link name="base"><inertial><mass value="-1"/><inertia ixx="1" ixy="5" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
+            '<link name="base"><inertial><mass value="-1"/>'
+            '<inertia ixx="1" ixy="5" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
         )
     )
     model = load_urdf("arm.urdf", text=text)
@@ -599,7 +626,8 @@ HEAVY_BASE = (
     .read_text()
     .replace(
         '<link name="base"/>',
-        '<link name="base"><inertial><mass value="2"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>',
+        '<link name="base"><inertial><mass value="2"/>'
+        '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>',
     )
 )
 
