@@ -28,7 +28,7 @@ import numpy as np
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.derive import Dynamics
+from sls.derive.dynamics import Dynamics
 from sls.errors import ModelError, brief
 from sls.model import Model
 
