@@ -147,7 +147,8 @@ def test_auto_takes_the_tree_route_for_robots_only():
 
 @pytest.mark.parametrize("name", ["kuka_iiwa", "panda"])
 def test_public_arms_match_graph_route(name, tmp_path):
-    """pybullet's iiwa (rounded rpy) and example-robot-data's panda (mimic stripped), the arrays linearized_model needs."""
+    """pybullet's iiwa (rounded rpy) and example-robot-data's panda (mimic stripped), the arrays linearized_model
+    needs."""
     model = load_urdf(_public_file(name, tmp_path))
     _assert_routes_agree(model, ["M", "rhs", "residual_jac", "tau", "T", "V"])
 
@@ -267,7 +268,8 @@ def _mimic_robot(mimics: dict = MIMICS):
 
 
 def _mimic_model():
-    """The tree model with mimic joints, and the reference: the full robot's energies with the mimic joints substituted."""
+    """The tree model with mimic joints, and the reference: the full robot's energies with the mimic joints
+    substituted."""
     full, robot = _mimic_robot()
     names = state_names(robot, "mimic.urdf")
     full_names = state_names(full, "mimic.urdf")
@@ -298,7 +300,8 @@ def test_mimic_joints_match_euler_lagrange_of_the_substituted_energies():
 
 @needs_pinocchio
 def test_mimic_joints_match_pinocchio_through_the_coordinate_map(tmp_path):
-    """Pinocchio's model with every joint free, reduced by ``q_full = G q + offset``: ``M = Gᵀ M_full G``, ``τ = Gᵀ τ_full``."""
+    """Pinocchio's model with every joint free, reduced by ``q_full = G q + offset``: ``M = Gᵀ M_full G``,
+    ``τ = Gᵀ τ_full``."""
     path = tmp_path / "mimic.urdf"
     path.write_text(MIMIC_URDF)
     tree, _ = _mimic_model()

@@ -12,15 +12,15 @@ from sls import derive as derive_module
 
 def test_cart_pole_matrices_are_the_textbook_ones():
     eom = sls.symbolic(sls.load_example("cart_pole"))
-    s, th, ds, dth, F, mc, mp, l, g = (
+    s, th, ds, dth, F, mc, mp, ell, g = (
         eom.symbols[name] for name in ("s", "th", "ds", "dth", "F", "mc", "mp", "l", "g")
     )
     assert isinstance(eom.M, sp.MutableDenseMatrix) or isinstance(eom.M, sp.MatrixBase)
     assert sp.simplify(
-        eom.M - sp.Matrix([[mc + mp, mp * l * sp.cos(th)], [mp * l * sp.cos(th), mp * l**2]])
+        eom.M - sp.Matrix([[mc + mp, mp * ell * sp.cos(th)], [mp * ell * sp.cos(th), mp * ell**2]])
     ) == sp.zeros(2)
-    assert sp.simplify(eom.C - sp.Matrix([[0, -mp * l * dth * sp.sin(th)], [0, 0]])) == sp.zeros(2)
-    assert sp.simplify(eom.phi - sp.Matrix([0, -mp * g * l * sp.sin(th)])) == sp.zeros(2, 1)
+    assert sp.simplify(eom.C - sp.Matrix([[0, -mp * ell * dth * sp.sin(th)], [0, 0]])) == sp.zeros(2)
+    assert sp.simplify(eom.phi - sp.Matrix([0, -mp * g * ell * sp.sin(th)])) == sp.zeros(2, 1)
     assert eom.fric == sp.zeros(2, 1) and eom.B_u == sp.Matrix([1, 0])
     assert eom.x == sp.Matrix([s, th, ds, dth]) and eom.u == sp.Matrix([F])
     assert eom.params == {"mc": 1.0, "mp": 0.1, "l": 0.5, "g": 9.81}
@@ -68,7 +68,8 @@ def test_matches_the_generated_functions(tmp_path):
 
 
 def test_graph_route_results_are_plain_sympy():
-    """A model large enough for the graph route still gives self-contained sympy matrices, equal to the expanded route's."""
+    """A model large enough for the graph route still gives self-contained sympy matrices, equal to the expanded
+    route's."""
     from sls.readers.nlink import relative_chain
 
     model = relative_chain(6)
@@ -86,11 +87,11 @@ def test_simplify_and_dynamicsymbols():
     from sympy.physics.mechanics import dynamicsymbols
 
     q = dynamicsymbols("q")
-    m, l = sp.symbols("m l")
-    T = m * l**2 * q.diff() ** 2 * (sp.sin(q) ** 2 + sp.cos(q) ** 2) / 2
-    model = sls.model_from_sympy(T, 0, 0, [q, q.diff()], params={m: 1, l: 1})
-    assert sls.symbolic(model, simplify=True).M == sp.Matrix([[l**2 * m]]).xreplace(
-        {l: sp.Symbol("l", real=True), m: sp.Symbol("m", real=True)}
+    m, ell = sp.symbols("m l")
+    T = m * ell**2 * q.diff() ** 2 * (sp.sin(q) ** 2 + sp.cos(q) ** 2) / 2
+    model = sls.model_from_sympy(T, 0, 0, [q, q.diff()], params={m: 1, ell: 1})
+    assert sls.symbolic(model, simplify=True).M == sp.Matrix([[ell**2 * m]]).xreplace(
+        {ell: sp.Symbol("l", real=True), m: sp.Symbol("m", real=True)}
     )
 
 
