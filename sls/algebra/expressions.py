@@ -59,7 +59,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], int]] = {
     "abs": (sympy.Abs, 1),
     "sign": (sympy.sign, 1),
     # Piecewise-smooth functions for contact-style laws (k*Max(0, -y)^2, c*Heaviside(-y)*dy): their
-    # derivatives are taken piece by piece (sls.derive.diff), so derived terms stay finite.
+    # derivatives are taken piece by piece (sls.algebra.calculus.diff), so derived terms stay finite.
     "Max": (sympy.Max, 2),
     "Min": (sympy.Min, 2),
     "Heaviside": (sympy.Heaviside, 1),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from sls.derive.routes import derive
 from sls.errors import ModelTypeError
 from sls.model import Model
 
@@ -76,8 +77,6 @@ def symbolic(model: Model, *, simplify: bool = False) -> Symbolic:
     ``φ`` first, as ``sls generate --simplify`` does. The same derivation as
     the generated code (the generated functions evaluate these matrices).
     """
-    from sls.derive import derive
-
     if not isinstance(model, Model):
         raise ModelTypeError(
             "symbolic: expected a model (sls.load_toml, sls.load_example, sls.model_from_sympy, ...), "

@@ -23,14 +23,19 @@ rate in [−1, 1]. A refusal names the state it tried and how to declare a range
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.derive import Dynamics
+from sls.derive.dynamics import Dynamics
 from sls.errors import ModelError, brief
 from sls.model import Model
+
+#: Evaluates derived entries at a state and the parameter values, as floats (``_sampler``).
+Sampler = Callable[[Sequence[float], Sequence[float]], list]
 
 #: How many states the mass-matrix check samples.
 SAMPLES = 8
@@ -200,7 +205,7 @@ def _where(model: Model, state: np.ndarray) -> str:
     return ", ".join(f"{s.name}={v:.4g}" for s, v in zip(model.q, state))
 
 
-def _involved(evaluate, state: np.ndarray, values: list, n: int) -> list[int]:
+def _involved(evaluate: Sampler, state: np.ndarray, values: list, n: int) -> list[int]:
     """The coordinates the first n*n sampled entries (M) change with near ``state``: a step of 0.1 in each."""
     try:
         here = _real(evaluate(state.tolist(), values))[: n * n]
@@ -252,7 +257,7 @@ def _real(values: list) -> np.ndarray:
     return array.astype(float)
 
 
-def _sampler(dynamics: Dynamics, entries: list):
+def _sampler(dynamics: Dynamics, entries: list) -> Sampler:
     """A function of (state, parameter values) evaluating ``entries`` (sympy or graph nodes) as floats."""
     model = dynamics.model
     params = [sympy.Symbol(name, real=True) for name in model.params]
@@ -312,7 +317,7 @@ def check_dynamics(dynamics: Dynamics) -> None:
     check_constraints(dynamics)
 
 
-def _flatten(array: object):
+def _flatten(array: object) -> Iterator[Any]:
     if isinstance(array, tuple):
         for item in array:
             yield from _flatten(item)

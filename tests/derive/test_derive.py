@@ -1,4 +1,4 @@
-"""The derivation (sls/derive.py): derived terms against an independent Euler–Lagrange reference (tests/systems.py).
+"""The derivation (sls/derive/): derived terms against an independent Euler–Lagrange reference (tests/systems.py).
 
 The reference builds L = T − V with the coordinates as sympy functions of time,
 takes d/dt ∂L/∂q̇ − ∂L/∂q + fric, and never calls into sls; the generated

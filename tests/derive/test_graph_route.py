@@ -28,6 +28,15 @@ def _rel_err(have, want) -> float:
     return float(np.abs(have - want).max() / max(1.0, np.abs(want).max()))
 
 
+def test_every_named_array_says_what_the_graph_routes_build_for_it():
+    """The graph routes' table of steps covers exactly the arrays function_arrays names, in their order."""
+    from sls.derive.graph_route import NEEDS_BY_ARRAY, GraphTerms
+    from sls.derive.named_arrays import ARRAY_NAMES
+
+    assert tuple(NEEDS_BY_ARRAY) == ARRAY_NAMES
+    assert {step for steps in NEEDS_BY_ARRAY.values() for step in steps} <= set(GraphTerms.ORDER)
+
+
 def test_collect_products_writes_rotational_energy_as_squares_and_keeps_T():
     model = energy3d.pendulum3d_model(3)
     graph = Graph()

@@ -1,0 +1,379 @@
+"""The graph route: every term differentiated on one hash-consed expression graph (:func:`derive_on_graph`).
+
+:class:`GraphTerms` builds the arrays the graph routes share (``∂M/∂q``, ``C``, ``∂C/∂x``, ``∂h/∂x``,
+``∂φ/∂x``, ``B_u``, the constraint terms), each on first use, from a route's own ``M``, ``h = C q̇``,
+``φ``, energies and residual; :class:`EnergyTerms` gives those from ``T`` and ``V`` (this route),
+:class:`~sls.derive.tree_route.TreeTerms` from a robot tree's recursions (the tree route).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import sympy
+
+from sls.algebra.graph import Graph
+from sls.arrays import flatten, nest, shape_of
+from sls.derive.dynamics import Dynamics
+from sls.derive.named_arrays import (
+    ARRAY_NAMES,
+    SOLVED_ARRAYS,
+    ArrayBuilder,
+    acceleration_symbols,
+    check_wanted,
+    function_arrays,
+)
+from sls.model import Model
+
+
+def derive_on_graph(model: Model, wanted: Collection[str] | None = None) -> Dynamics:
+    """Every term of :class:`Dynamics`, differentiated on one expression graph.
+
+    ``T``'s velocity sums are first collected by their rate-free parts and
+    sums sharing terms regrouped (:meth:`~sls.algebra.graph.Graph.collect_rates`,
+    :meth:`~sls.algebra.graph.Graph.share_sums`). With the momentum ``p = ∂T/∂q̇``
+    (reverse mode, together with ``∂T/∂q``):
+
+    * ``M_ij = ∂p_i/∂q̇_j`` (forward mode, one pass per column),
+    * ``h = C q̇ = (∂p/∂q) q̇ − ∂T/∂q`` (one directional derivative of ``p``),
+    * ``∂M/∂q`` (forward mode), the Christoffel symbols ``c_ijk`` as sums of its
+      nodes and ``C_kj = Σ_i c_ijk q̇_i``,
+    * ``φ = ∂V/∂q``, ``B_u = ∂forces/∂u``, and every Jacobian by forward
+      mode (``∂h/∂x`` by reverse mode, one pass per row; ``∂C/∂q_l = ½ ∂²h/∂q_l∂q̇``
+      along ``q̇``, which skips the nodes that depend on ``q`` alone).
+
+    For the linearization, ``residual_jac = ∂r/∂x`` of ``r = d/dt p − ∂T/∂q +
+    φ + fric − B_u u`` at fixed ``q̈ = a`` (symbols) and ``u``, where ``d/dt p =
+    (∂p/∂q) q̇ + M a`` is one directional derivative of ``p``: one reverse pass
+    per row, with ``a`` in the graph, so ``(∂M/∂q) a`` is never formed entry
+    by entry (``∂M/∂q`` has n³ entries; the row passes share the work of the
+    whole graph).
+
+    No Christoffel tensor and no expanded ``T``: the cost grows with the size
+    of the graph. The arrays hold graph nodes; code is printed straight from
+    the graph (:mod:`sls.lowering.graph_print`). ``wanted`` (names of
+    :func:`~sls.derive.named_arrays.function_arrays`, ``None``: all) limits the work to those arrays
+    and what they need; the fields not built are ``None``.
+    """
+    return EnergyTerms(model).dynamics(wanted)
+
+
+#: What each array of :func:`~sls.derive.named_arrays.function_arrays` needs built on the graph routes
+#: (steps of :class:`GraphTerms`).
+NEEDS_BY_ARRAY = {
+    "M": ("M",),
+    "M_jac": ("dM",),
+    "dM": ("dM",),
+    "C": ("C",),
+    "C_jac": ("dC",),
+    "phi": ("phi",),
+    "phi_jac": ("phi_jac",),
+    "fric": (),
+    "fric_jac": ("fric_jac",),
+    "B_u": ("B",),
+    "B_u_jac": ("dB",),
+    "T": (),
+    "V": (),
+    "tau": ("M", "h", "phi"),
+    "rhs": ("h", "phi", "B"),
+    "drhs": ("h_jac", "phi_jac", "fric_jac", "dB"),
+    "residual_jac": ("residual_jac",),
+    "c": ("constraints",),
+    "A": ("constraints",),
+    "A_jac": ("constraints",),
+    "bias": ("constraints",),
+    "bias_jac": ("constraints",),
+}
+
+
+def shared_arrays(graph: Graph, arrays: dict) -> dict:
+    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.algebra.graph.Graph.share_sums`.
+
+    Same values, fewer additions.
+    """
+    flats = {key: flatten(array) for key, array in arrays.items()}
+    shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
+    return {key: nest([next(shared) for _ in flat], shape_of(arrays[key])) for key, flat in flats.items()}
+
+
+def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> dict:
+    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained)."""
+    if not model.constrained:
+        return {}
+    n = model.n
+    x = q + dq
+    holonomic = [graph.from_sympy(c) for c in model.constraints]
+    rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
+    A = (graph.jacobian(holonomic, q) if holonomic else []) + (graph.jacobian(rolling, dq) if rolling else [])
+    velocity = [graph.add(graph.mul((A[i][j], dq[j])) for j in range(n)) for i in range(len(holonomic))] + rolling
+    convective = graph.forward(velocity, dict(zip(q, dq)))
+    bias = [graph.neg(e) for e in convective]
+    if model.stabilization:
+        omega = sympy.Float(model.stabilization)
+        two_omega, omega2 = graph.number(2 * omega), graph.number(omega**2)
+        for i, v in enumerate(velocity):
+            terms = [bias[i], graph.neg(graph.mul((two_omega, v)))]
+            if i < len(holonomic):
+                terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
+            bias[i] = graph.add(terms)
+    A_flat = [e for row in A for e in row]
+    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n)]
+    k = len(A)
+    return {
+        "constraint": tuple(holonomic + rolling),
+        "constraint_jac": nest(A_flat, (k, n)),
+        "constraint_jac_jac": nest(
+            [dA[col][r] if col < n else graph.zero for r in range(k * n) for col in range(2 * n)], (k, n, 2 * n)
+        ),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
+    }
+
+
+class GraphTerms:
+    """The graph routes' arrays, each built on first use (steps named in :data:`NEEDS_BY_ARRAY`).
+
+    Subclasses give the route's own ``M``, ``h``, ``φ``, energies and
+    residual; ``∂M/∂q``, ``C``, ``∂C/∂x``, ``∂h/∂x``, ``∂φ/∂x``, ``B_u`` and
+    the constraint terms are common. With every array wanted the steps run
+    in :data:`ORDER` (node ids, hence the printed code, do not depend on
+    ``wanted`` = ``None`` vs. all names).
+    """
+
+    method = "graph"
+    #: Route-specific entries overriding :data:`NEEDS_BY_ARRAY`.
+    NEEDS: ClassVar[dict] = {}
+    ORDER = ("M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints")
+
+    # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
+    fric: list[int]
+    forces: list[int]
+    inputs: list[int]
+    energies: tuple[int, ...]
+    #: The node ½ (set by ``_dM``).
+    half: int
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.graph = graph = Graph()
+        self.n = model.n
+        self.q = [graph.symbol(s) for s in model.q]
+        self.dq = [graph.symbol(s) for s in model.dq]
+        self.x = self.q + self.dq
+        self._cache: dict[str, Any] = {}
+
+    def _start(self) -> None:
+        """Route-specific nodes every array needs (energies, friction, forces, inputs)."""
+
+    def get(self, step: str) -> Any:
+        """The result of ``step`` (its method ``_<step>``), built on first use: lists of nodes, or dicts by index."""
+        if step not in self._cache:
+            self._cache[step] = getattr(self, "_" + step)()
+        return self._cache[step]
+
+    # -- common steps
+
+    def _dM(self) -> list:
+        graph, n = self.graph, self.n
+        self.half = graph.number(sympy.Rational(1, 2))
+        M_flat = [e for row in self.get("M") for e in row]
+        return [graph.forward(M_flat, {self.q[col]: graph.one}) for col in range(n)]  # dM[col][a*n + b] = ∂M_ab/∂q_l
+
+    def _christoffel(self) -> dict:
+        """``c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k)``: sums of nodes of ``dM``."""
+        graph, n, dM = self.graph, self.n, self.get("dM")
+        c = {}
+        for i in range(n):
+            for j in range(i, n):
+                for k in range(n):
+                    c[i, j, k] = c[j, i, k] = graph.mul(
+                        (self.half, graph.add((dM[i][k * n + j], dM[j][k * n + i], graph.neg(dM[k][i * n + j]))))
+                    )
+        return c
+
+    def _C(self) -> list:
+        graph, n, dq = self.graph, self.n, self.dq
+        self._cache["christoffel"] = c = self._christoffel()
+        return [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
+
+    def _h_jac(self) -> list:
+        return [self.graph.gradient(hk, self.x) for hk in self.get("h")]
+
+    def _dC(self) -> dict:
+        # ∂C_kj/∂q_l = ½ ∂²h_k/∂q_l∂q̇_j: differentiating ∂h/∂q along q̇ skips every node that
+        # depends on q alone (most of the graph), where differentiating C along q_l would not;
+        # ∂C_kj/∂q̇_l = c_ljk.
+        graph, n, dq = self.graph, self.n, self.dq
+        self.get("C")
+        h_jac = self.get("h_jac")
+        c = self._cache["christoffel"]
+        h_q = [h_jac[k][col] for k in range(n) for col in range(n)]
+        C_q = [graph.forward(h_q, {dq[j]: self.half}) for j in range(n)]
+        dC = {(k, j, col): C_q[j][k * n + col] for k in range(n) for j in range(n) for col in range(n)}
+        dC.update({(k, j, n + col): c[col, j, k] for k in range(n) for j in range(n) for col in range(n)})
+        return dC
+
+    def _phi_jac(self) -> list:
+        return self.graph.jacobian(self.get("phi"), self.x)
+
+    def _fric_jac(self) -> list:
+        return self.graph.jacobian(self.fric, self.x)
+
+    def _B(self) -> list:
+        return self.graph.jacobian(self.forces, self.inputs)
+
+    def _dB(self) -> list:
+        B_flat = [e for row in self.get("B") for e in row]
+        return [self.graph.forward(B_flat, {xl: self.graph.one}) for xl in self.x]
+
+    def _residual_jac(self) -> list:
+        """``∂r/∂x`` (n rows of 2n nodes) of the residual at fixed ``a`` and ``u``: one reverse pass per row."""
+        return [self.graph.gradient(r, self.x) for r in self.residual()]
+
+    def residual(self) -> list:
+        """The route's residual ``r`` (n nodes) at fixed ``a`` and ``u``."""
+        raise NotImplementedError
+
+    def _applied(self) -> list:
+        graph, B = self.graph, self.get("B")
+        return [graph.add(graph.mul((B[k][j], self.inputs[j])) for j in range(self.model.m)) for k in range(self.n)]
+
+    def _constraints(self) -> dict:
+        return constraint_terms_graph(self.model, self.graph, self.q, self.dq)
+
+    # -- the arrays
+
+    def dynamics(self, wanted: Collection[str] | None = None) -> Dynamics:
+        """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
+        wanted = check_wanted(wanted)
+        names = ARRAY_NAMES if wanted is None else [name for name in ARRAY_NAMES if name in wanted]
+        steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
+        self._start()
+        for step in self.ORDER:
+            if step in steps:
+                self.get(step)
+        fields = self._fields()
+        dynamics = Dynamics(**fields)
+        arrays = self._arrays(dynamics, names)
+        shared = [key for key in SOLVED_ARRAYS if key in arrays]
+        arrays.update(shared_arrays(self.graph, {key: arrays[key] for key in shared}))
+        return replace(dynamics, arrays=arrays)
+
+    def _fields(self) -> dict:
+        """The fields of :class:`Dynamics` (``None`` where not built)."""
+        graph, n, m, got = self.graph, self.n, self.model.m, self._cache
+        zero = graph.zero
+        fields = dict(got.get("constraints") or {})
+        M = got["M"]
+        fields.update(
+            model=self.model,
+            mass_matrix=nest([e for row in M for e in row], (n, n)),
+            christoffel=None,
+            friction=tuple(self.fric),
+            method=self.method,
+            graph=graph,
+            energies=self.energies,
+            mass_matrix_jac=None,
+            coriolis=None,
+            coriolis_jac=None,
+            coriolis_force=None,
+            coriolis_force_jac=None,
+            potential_gradient=None,
+            potential_gradient_jac=None,
+            friction_jac=None,
+            input_matrix=None,
+            input_matrix_jac=None,
+        )
+        if "dM" in got:
+            dM = got["dM"]
+            fields["mass_matrix_jac"] = nest(
+                [dM[col][a * n + b] if col < n else zero for a in range(n) for b in range(n) for col in range(2 * n)],
+                (n, n, 2 * n),
+            )
+        if "C" in got:
+            fields["coriolis"] = nest([e for row in got["C"] for e in row], (n, n))
+        if "dC" in got:
+            dC = got["dC"]
+            fields["coriolis_jac"] = nest(
+                [dC[k, j, col] for k in range(n) for j in range(n) for col in range(2 * n)], (n, n, 2 * n)
+            )
+        if "h" in got:
+            fields["coriolis_force"] = tuple(got["h"])
+        if "h_jac" in got:
+            fields["coriolis_force_jac"] = nest([e for row in got["h_jac"] for e in row], (n, 2 * n))
+        if "phi" in got:
+            fields["potential_gradient"] = tuple(got["phi"])
+        if "phi_jac" in got:
+            fields["potential_gradient_jac"] = nest([e for row in got["phi_jac"] for e in row], (n, 2 * n))
+        if "fric_jac" in got:
+            fields["friction_jac"] = nest([e for row in got["fric_jac"] for e in row], (n, 2 * n))
+        if "B" in got:
+            B_flat = [e for row in got["B"] for e in row]
+            fields["input_matrix"] = nest(B_flat, (n, m))
+        if "dB" in got:
+            dB = got["dB"]
+            fields["input_matrix_jac"] = nest(
+                [dB[col][r] for r in range(n * m) for col in range(2 * n)], (n, m, 2 * n)
+            )
+        if "residual_jac" in got:
+            fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
+        return fields
+
+    def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:
+        """The arrays ``names`` of :func:`function_arrays` (``rhs``, ``drhs``, ``tau`` built here, in that order)."""
+        all_arrays = function_arrays(d, names, tau=self.tau, rhs=self.rhs)
+        return {name: all_arrays[name] for name in names}
+
+    #: Route-specific ``tau`` and ``rhs`` builders (``None``: from ``M``, ``h`` and ``φ``).
+    tau: ArrayBuilder | None = None
+    rhs: ArrayBuilder | None = None
+
+
+class EnergyTerms(GraphTerms):
+    """The graph route: everything from ``T`` and ``V`` (see :func:`derive_on_graph`)."""
+
+    def _start(self) -> None:
+        graph, model = self.graph, self.model
+        energies = [graph.from_sympy(model.T), graph.from_sympy(model.V)]
+        products = graph.collect_products(energies, self.dq)
+        if graph.operation_count(products) < graph.operation_count(energies):
+            energies = products
+        collected = graph.collect_rates(energies, self.dq)
+        if graph.operation_count(collected) <= graph.operation_count(energies):
+            energies = collected
+        self.energies = tuple(graph.share_sums(energies))
+        self.fric = [graph.from_sympy(f) for f in model.fric]
+        self.forces = [graph.from_sympy(f) for f in model.forces]
+        self.inputs = [graph.symbol(u) for u in model.inputs]
+        gradient = graph.gradient(self.energies[0], self.x)
+        self.T_q, self.momentum = gradient[: self.n], gradient[self.n :]
+
+    def _M(self) -> list:
+        graph, n = self.graph, self.n
+        columns = [graph.forward(self.momentum, {self.dq[j]: graph.one}) for j in range(n)]
+        return [[columns[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+
+    def _h(self) -> list:
+        convective = self.graph.forward(self.momentum, dict(zip(self.q, self.dq)))
+        return [self.graph.sub(a, b) for a, b in zip(convective, self.T_q)]
+
+    def _phi(self) -> list:
+        return self.graph.gradient(self.energies[1], self.q)
+
+    def residual(self) -> list:
+        """``r = (∂p/∂q) q̇ + M a − ∂T/∂q + φ + fric − B_u u``.
+
+        The first two terms are one directional derivative of ``p``.
+        """
+        graph, n = self.graph, self.n
+        a = [graph.symbol(s) for s in acceleration_symbols(n)]
+        seeds = dict(zip(self.q, self.dq))
+        seeds.update(zip(self.dq, a))
+        momentum_rate = graph.forward(self.momentum, seeds)  # (∂p/∂q) q̇ + M a
+        phi, applied = self.get("phi"), self._applied()
+        return [
+            graph.add((momentum_rate[k], graph.neg(self.T_q[k]), phi[k], self.fric[k], graph.neg(applied[k])))
+            for k in range(n)
+        ]

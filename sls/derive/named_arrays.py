@@ -1,0 +1,221 @@
+"""The named arrays the generated functions evaluate (:func:`function_arrays`), shared by every route.
+
+:data:`ARRAY_NAMES` lists them; ``derive(..., wanted=...)`` takes a subset (:func:`check_wanted`). Entries
+are sympy expressions on the expanded route and nodes of the route's graph on the graph and tree routes: the
+same combinations are written once, over :class:`SympyAlgebra` or :class:`GraphAlgebra`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+
+import sympy
+
+from sls.algebra.graph import Graph
+from sls.derive.dynamics import Dynamics
+
+#: Every name :func:`function_arrays` returns, in the order derivations visit them.
+ARRAY_NAMES = (
+    "M",
+    "M_jac",
+    "dM",
+    "C",
+    "C_jac",
+    "phi",
+    "phi_jac",
+    "fric",
+    "fric_jac",
+    "B_u",
+    "B_u_jac",
+    "T",
+    "V",
+    "tau",
+    "rhs",
+    "drhs",
+    "residual_jac",
+    "c",
+    "A",
+    "A_jac",
+    "bias",
+    "bias_jac",
+)
+
+#: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
+SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
+
+
+def check_wanted(wanted: Collection[str] | None) -> set[str] | None:
+    """``wanted`` as a set of names of :data:`ARRAY_NAMES` (``None`` stays ``None``: every array).
+
+    Raises ``ValueError`` naming the unknown names and the known ones.
+    """
+    if wanted is None:
+        return None
+    unknown = sorted(set(wanted) - set(ARRAY_NAMES))
+    if unknown:
+        raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(ARRAY_NAMES)}")
+    return set(wanted)
+
+
+class SympyAlgebra:
+    """Arithmetic on sympy expressions (the expanded route)."""
+
+    zero = sympy.Integer(0)
+
+    @staticmethod
+    def total(items: Iterable[sympy.Expr]) -> sympy.Expr:
+        return sympy.Add(*items)
+
+    @staticmethod
+    def product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a * b
+
+    @staticmethod
+    def plus(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a + b
+
+    @staticmethod
+    def minus(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a - b
+
+    @staticmethod
+    def symbol(s: sympy.Symbol) -> sympy.Symbol:
+        return s
+
+
+class GraphAlgebra:
+    """The same arithmetic on nodes of a :class:`~sls.algebra.graph.Graph` (the graph and tree routes)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.zero = graph.zero
+
+    def total(self, items: Iterable[int]) -> int:
+        return self.graph.add(list(items))
+
+    def product(self, a: int, b: int) -> int:
+        return self.graph.mul((a, b))
+
+    def plus(self, a: int, b: int) -> int:
+        return self.graph.add((a, b))
+
+    def minus(self, a: int, b: int) -> int:
+        return self.graph.sub(a, b)
+
+    def symbol(self, s: sympy.Symbol) -> int:
+        return self.graph.symbol(s)
+
+
+#: What :func:`function_arrays` combines entries with (and hands to a route's own ``tau`` and ``rhs``).
+Algebra = SympyAlgebra | GraphAlgebra
+#: A route's own builder of ``tau`` or ``rhs``: ``(algebra, dynamics) -> array``.
+ArrayBuilder = Callable[[Algebra, Dynamics], tuple]
+
+
+def acceleration_symbols(n: int) -> tuple:
+    """The placeholders ``_qddot0 … _qddot{n-1}`` standing for the accelerations in ``tau``."""
+    return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
+
+
+def function_arrays(
+    d: Dynamics,
+    names: Sequence[str] | None = None,
+    *,
+    tau: ArrayBuilder | None = None,
+    rhs: ArrayBuilder | None = None,
+) -> dict:
+    """Every array a generated function evaluates (see :mod:`sls.functions`), by name.
+
+    The fields of :class:`Dynamics` under short names (``M``, ``M_jac``, ``C``,
+    ``C_jac``, ``phi``, ``phi_jac``, ``fric``, ``fric_jac``, ``B_u``,
+    ``B_u_jac``, ``T``, ``V``), and what the solving functions combine from
+    them: ``rhs = B_u u − C q̇ − φ − fric`` (n), ``drhs = ∂rhs/∂x`` at fixed
+    ``q̈`` (n, 2n), ``dM[a][b][l] = ∂M_ab/∂q_l`` (n, n, n) and ``tau = M q̈ +
+    C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`;
+    a constrained model's ``c``, ``A``, ``A_jac``, ``bias`` and ``bias_jac``
+    (the ``constraint*`` fields). Entries are sympy expressions, or graph nodes
+    on the graph routes.
+
+    ``names`` (default: all of :data:`ARRAY_NAMES`) limits the result to
+    those arrays (only they are combined); ``tau(alg, d)`` and ``rhs(alg, d)``
+    replace the combinations above (the tree route computes both by
+    recursive Newton–Euler).
+    """
+    names = ARRAY_NAMES if names is None else tuple(names)
+    model = d.model
+    n, m = model.n, model.m
+    alg: Algebra = SympyAlgebra() if d.graph is None else GraphAlgebra(d.graph)
+    u = [alg.symbol(s) for s in model.inputs]
+    h = d.coriolis_force
+    result = {}
+    if "rhs" in names:
+        result["rhs"] = rhs(alg, d) if rhs is not None else tuple(
+            alg.minus(
+                alg.minus(
+                    alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]),
+                    d.potential_gradient[k],
+                ),
+                d.friction[k],
+            )
+            for k in range(n)
+        )
+    if "drhs" in names:
+        result["drhs"] = tuple(
+            tuple(
+                alg.minus(
+                    alg.minus(
+                        alg.minus(
+                            alg.total(alg.product(d.input_matrix_jac[k][j][col], u[j]) for j in range(m)),
+                            d.coriolis_force_jac[k][col],
+                        ),
+                        d.potential_gradient_jac[k][col],
+                    ),
+                    d.friction_jac[k][col],
+                )
+                for col in range(2 * n)
+            )
+            for k in range(n)
+        )
+    if "tau" in names:
+        if tau is not None:
+            result["tau"] = tau(alg, d)
+        else:
+            qddot = [alg.symbol(s) for s in acceleration_symbols(n)]
+            result["tau"] = tuple(
+                alg.plus(
+                    alg.plus(
+                        alg.plus(alg.total(alg.product(d.mass_matrix[k][j], qddot[j]) for j in range(n)), h[k]),
+                        d.potential_gradient[k],
+                    ),
+                    d.friction[k],
+                )
+                for k in range(n)
+            )
+    if "dM" in names:
+        result["dM"] = tuple(
+            tuple(tuple(d.mass_matrix_jac[a][b][col] for col in range(n)) for b in range(n)) for a in range(n)
+        )
+    energies = (model.T, model.V) if d.graph is None else d.energies
+    fields = {
+        "M": d.mass_matrix,
+        "M_jac": d.mass_matrix_jac,
+        "C": d.coriolis,
+        "C_jac": d.coriolis_jac,
+        "phi": d.potential_gradient,
+        "phi_jac": d.potential_gradient_jac,
+        "fric": d.friction,
+        "fric_jac": d.friction_jac,
+        "B_u": d.input_matrix,
+        "B_u_jac": d.input_matrix_jac,
+        "T": energies[0],
+        "V": energies[1],
+        "c": d.constraint,
+        "A": d.constraint_jac,
+        "A_jac": d.constraint_jac_jac,
+        "bias": d.constraint_bias,
+        "bias_jac": d.constraint_bias_jac,
+        "residual_jac": d.residual_jac,
+    }
+    order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs",
+             "dM", "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac")
+    return {name: result[name] if name in result else fields[name] for name in order if name in names}

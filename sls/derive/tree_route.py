@@ -1,0 +1,89 @@
+"""The tree route: a robot's recursive dynamics on the expression graph (:func:`derive_on_tree`).
+
+``M``, ``h = C q̇``, ``τ``, ``T`` and ``V`` come from the recursions of :mod:`sls.derive.rigid_body`
+(recursive Newton–Euler, composite rigid bodies) instead of from differentiating ``T``; everything else is
+built from those nodes as on the graph route (:class:`~sls.derive.graph_route.GraphTerms`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import ClassVar
+
+from sls.derive.dynamics import Dynamics
+from sls.derive.graph_route import GraphTerms
+from sls.derive.named_arrays import Algebra, acceleration_symbols
+from sls.model import Model
+
+
+def derive_on_tree(model: Model, wanted: Collection[str] | None = None) -> Dynamics:
+    """Every term of :class:`Dynamics` for a robot tree (``model.tree``), from the recursions of
+    :mod:`sls.derive.rigid_body`.
+
+    On the graph, without ``T``: ``τ(q, q̇, a)`` by recursive Newton–Euler
+    (``a`` the symbols of :func:`~sls.derive.named_arrays.acceleration_symbols`),
+    ``M`` by the composite-rigid-body algorithm, ``h = C q̇ = τ(q, q̇, 0)``
+    without gravity, ``T`` and ``V`` from the bodies' velocities and heights,
+    ``φ = ∂V/∂q`` (reverse mode), ``rhs = B_u u − τ(q, q̇, 0) − fric`` with
+    gravity. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇, a) + fric − B_u u``
+    (one reverse pass per row). Everything else (``∂M/∂q``,
+    ``C``, ``∂C/∂x``, ``∂φ/∂x``, …) is derived from those nodes as on the
+    graph route (:func:`~sls.derive.graph_route.derive_on_graph`); ``wanted`` as there.
+    """
+    return TreeTerms(model).dynamics(wanted)
+
+
+class TreeTerms(GraphTerms):
+    """The tree route: ``M``, ``h``, ``τ``, ``T``, ``V`` by the recursions of :mod:`sls.derive.rigid_body`,
+    ``φ = ∂V/∂q``."""
+
+    method = "tree"
+    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
+
+    def _start(self) -> None:
+        from sls.algebra.expressions import symbol
+        from sls.derive import rigid_body
+        from sls.readers.urdf import Robot
+
+        graph, model = self.graph, self.model
+        if not isinstance(model.tree, Robot):
+            raise ValueError("the tree route needs a robot model (model.tree, e.g. from a URDF file)")
+        self.fric = [graph.from_sympy(f) for f in model.fric]
+        self.forces = [graph.from_sympy(f) for f in model.forces]
+        self.inputs = [graph.symbol(u) for u in model.inputs]
+        self.tree = rigid_body.TreeDynamics(graph, rigid_body.bodies(model.tree), self.q, self.n)
+        # gravity: the parameter g of a URDF model (sls.readers.urdf.GRAVITY), absent when no body's height changes V
+        self.gravity = graph.symbol(symbol("g")) if "g" in model.params else graph.zero
+        self.zeros = [graph.zero] * self.n
+        self.accelerations = [graph.symbol(s) for s in acceleration_symbols(self.n)]
+        self.energies = (self.tree.kinetic_energy(self.dq), self.tree.potential_energy(self.gravity))
+
+    def _M(self) -> list:
+        return self.tree.mass_matrix()
+
+    def _h(self) -> list:
+        return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
+
+    def _phi(self) -> list:
+        """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass)."""
+        return self.graph.gradient(self.energies[1], self.q)
+
+    def _inverse(self) -> list:
+        """``τ(q, q̇, a) + fric`` with gravity: the inverse dynamics ``tau_fun`` returns."""
+        tau = self.tree.inverse_dynamics(self.dq, self.accelerations, self.gravity)
+        return [self.graph.add((t, f)) for t, f in zip(tau, self.fric)]
+
+    def residual(self) -> list:
+        """``r = τ(q, q̇, a) + fric − B_u u``."""
+        applied = self._applied()
+        return [self.graph.sub(t, b) for t, b in zip(self.get("inverse"), applied)]
+
+    def tau(self, alg: Algebra, d: Dynamics) -> tuple:
+        return tuple(self.get("inverse"))
+
+    def rhs(self, alg: Algebra, d: Dynamics) -> tuple:
+        """``B_u u − τ(q, q̇, 0) − fric`` (one Newton–Euler pass for ``C q̇ + φ``)."""
+        graph = self.graph
+        bias = self.tree.inverse_dynamics(self.dq, self.zeros, self.gravity)
+        applied = self._applied()
+        return tuple(graph.sub(graph.sub(b, t), f) for b, t, f in zip(applied, bias, self.fric))
