@@ -24,9 +24,17 @@ from sls.backends import TARGETS
 from sls.cli.values import parse_param
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
-from sls.model import model_from_strings, with_ranges
+from sls.model import with_ranges
 from sls.progress import Progress
-from sls.readers import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml
+from sls.readers import (
+    DEFAULT_EXAMPLE,
+    example_description,
+    example_names,
+    load_example,
+    load_python,
+    load_toml,
+    model_from_strings,
+)
 from sls.readers.nlink import MAX_LINKS, nlink_pendulum
 from sls.readers.urdf import load_urdf
 

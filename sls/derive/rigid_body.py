@@ -61,10 +61,10 @@ from typing import TYPE_CHECKING
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.readers.urdf import rpy_matrix
+from sls.model.tree import rpy_matrix
 
 if TYPE_CHECKING:
-    from sls.readers.urdf import Robot
+    from sls.model.tree import Robot
 
 #: Joint kinds that rotate about their axis; the other moving kind is ``prismatic``.
 REVOLUTE = ("revolute", "continuous")
