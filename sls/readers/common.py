@@ -3,6 +3,7 @@ and the one-line answer to an unknown key."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import sympy
@@ -22,7 +23,7 @@ def read_model_text(path: Path) -> str:
         raise ModelFileError(f"{path}: cannot read the model file: {exc}") from None
 
 
-def map_loads(loads: object, convert) -> list:
+def map_loads(loads: object, convert: Callable[[object, str], object]) -> list:
     """``loads`` (a list of tables) with every component passed through ``convert(value, what)``."""
     result = []
     for i, load in enumerate(as_list(loads, "loads")):
@@ -31,7 +32,7 @@ def map_loads(loads: object, convert) -> list:
                 f"loads[{i}]: expected a table (dict) with point and force, angle and torque, "
                 "or angular_velocity and torque"
             )
-        entry = {}
+        entry: dict[str, object] = {}
         for key, value in load.items():
             what = f"loads[{i}].{key}"
             if isinstance(value, (list, tuple, sympy.MatrixBase)):
