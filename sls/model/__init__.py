@@ -10,7 +10,8 @@ Modules, one job each:
 
 * :mod:`sls.model.model` — the :class:`Model` type;
 * :mod:`sls.model.build` — :func:`build_model`, the one constructor;
-* :mod:`sls.model.names` — valid names (:func:`check_name`), parameter values (:func:`check_value`), header labels;
+* :mod:`sls.model.names` — valid names (:func:`check_name`), parameter values (:func:`check_value`), header labels,
+  the closest valid name to a misspelt one (:func:`did_you_mean`);
 * :mod:`sls.model.entries` — lists, printable expressions, one expression per degree of freedom;
 * :mod:`sls.model.energies` — ``T`` quadratic in q̇ (:func:`quadratic_terms`), ``V`` free of it;
 * :mod:`sls.model.loads` — forces linear in the inputs and the loads (:func:`load_forces`);
@@ -26,7 +27,16 @@ from sls.model.energies import quadratic_terms
 from sls.model.entries import distinct_nodes, symbols_in
 from sls.model.loads import LOAD_KINDS, diff_piecewise, load_forces
 from sls.model.model import Model
-from sls.model.names import ARGUMENT_NAMES, RESERVED_NAMES, check_name, check_value, safe_label
+from sls.model.names import (
+    ARGUMENT_NAMES,
+    RESERVED_NAMES,
+    check_name,
+    check_value,
+    closest,
+    did_you_mean,
+    safe_label,
+    unknown_key,
+)
 from sls.model.ranges import check_ranges, with_ranges
 
 __all__ = [
@@ -38,11 +48,14 @@ __all__ = [
     "check_name",
     "check_ranges",
     "check_value",
+    "closest",
+    "did_you_mean",
     "diff_piecewise",
     "distinct_nodes",
     "load_forces",
     "quadratic_terms",
     "safe_label",
     "symbols_in",
+    "unknown_key",
     "with_ranges",
 ]

@@ -9,6 +9,7 @@ from sls.algebra.calculus import diff
 from sls.errors import ModelError, ModelTypeError, brief
 from sls.model.energies import check_linear_in_velocities
 from sls.model.entries import as_list, expression
+from sls.model.names import closest, unknown_key
 
 
 def check_forces(forces: tuple, inputs: tuple, actuated: bool) -> tuple[tuple, tuple]:
@@ -78,6 +79,10 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
         keys = set(load)
         kind = next((pair for pair in LOAD_KINDS if set(pair) == keys), None)
         if kind is None:
+            known = [key for pair in LOAD_KINDS for key in pair]
+            stray = next((key for key in sorted(map(str, keys)) if key not in known and closest(key, known)), None)
+            if stray is not None:
+                raise ModelError(f"{what}: {unknown_key(stray, known)}")
             raise ModelError(
                 f"{what}: expected the keys point and force, angle and torque, or angular_velocity and torque; "
                 f"got {', '.join(sorted(map(str, keys))) or 'none'}"

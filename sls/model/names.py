@@ -1,11 +1,14 @@
-"""Names and values of a model: which names a symbol may have, which values a parameter may take, and the
-labels (model name, source) that are written into generated headers."""
+"""Names and values of a model: which names a symbol may have, which values a parameter may take, the
+labels (model name, source) that are written into generated headers, and the closest valid name to a
+misspelt one (``did you mean 'fric'?``)."""
 
 from __future__ import annotations
 
 import builtins
+import difflib
 import keyword
 import math
+from collections.abc import Iterable, Sequence
 from typing import SupportsFloat, SupportsIndex
 
 import sympy
@@ -80,3 +83,32 @@ def safe_label(text: object, default: str) -> str:
         return default
     cleaned = "".join(c if c.isascii() and c.isprintable() and c not in "\"'\\`" else "_" for c in text)
     return cleaned[:120]
+
+
+def closest(word: object, choices: Iterable[str]) -> str | None:
+    """The valid name closest to a misspelt ``word``, or ``None`` when none is close.
+
+    A name that differs only in case comes first; otherwise :func:`difflib.get_close_matches` (ratio ≥ 0.6).
+    """
+    if not isinstance(word, str) or not word:
+        return None
+    options = list(choices)
+    for option in options:
+        if option.lower() == word.lower():
+            return option
+    found = difflib.get_close_matches(word, options, n=1)
+    return found[0] if found else None
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'fric'?"`` for the choice closest to ``word`` (see :func:`closest`), else ``""``."""
+    match = closest(word, choices)
+    return f"; did you mean '{match}'?" if match is not None else ""
+
+
+def unknown_key(key: object, allowed: Sequence[str], suggest: Iterable[str] = ()) -> str:
+    """The message for an unknown key of a table: ``unknown key 'fricc'; did you mean 'fric'?`` when a valid
+    key is close (among ``allowed`` and ``suggest``, keys valid elsewhere in the file), else the allowed keys."""
+    hint = did_you_mean(key, [*allowed, *suggest])
+    shown = f"'{key}'" if isinstance(key, str) else brief(repr(key), 60)
+    return f"unknown key {shown}{hint}" if hint else f"unknown key {shown} (allowed: {', '.join(allowed)})"

@@ -9,7 +9,7 @@ import sympy
 from sls.algebra.expressions import parse_expression
 from sls.errors import ModelError, ModelTypeError, SlsError, brief
 from sls.model.model import Model
-from sls.model.names import check_value
+from sls.model.names import check_value, did_you_mean
 
 
 def check_ranges(ranges: object, state: tuple) -> dict:
@@ -29,9 +29,8 @@ def check_ranges(ranges: object, state: tuple) -> dict:
     for key, value in ranges.items():
         name = key.name if isinstance(key, sympy.Symbol) else key
         if not isinstance(name, str) or name not in names:
-            raise ModelError(
-                f"ranges: {brief(repr(name), 60)} is not a state variable (ranges are given for: {', '.join(names)})"
-            )
+            hint = did_you_mean(name, names) or f" (ranges are given for: {', '.join(names)})"
+            raise ModelError(f"ranges: {brief(repr(name), 60)} is not a state variable{hint}")
         if not isinstance(value, (list, tuple)) or len(value) != 2:
             raise ModelError(f"ranges.{name}: expected [LOW, HIGH], two numbers, got {brief(repr(value), 60)}")
         low, high = (check_value(name, _range_end(v, f"ranges.{name}"), f"ranges.{name}") for v in value)

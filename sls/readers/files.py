@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sls import functions
 from sls.errors import ModelFileError, SlsError
-from sls.model import Model
+from sls.model import Model, closest, unknown_key
 from sls.readers.common import read_model_text
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
@@ -65,7 +65,11 @@ def load_python(path: str | Path) -> Model:
             sys.path.remove(folder)
     for key in ("T", "V", "fric", "x"):
         if key not in namespace:
-            raise ModelFileError(f"{path}: the model file does not define '{key}' (it must define T, V, fric and x)")
+            defined = closest(key, [name for name in namespace if not name.startswith("_")])
+            hint = f"; it defines '{defined}': rename it '{key}'" if defined is not None else ""
+            raise ModelFileError(
+                f"{path}: the model file does not define '{key}' (it must define T, V, fric and x){hint}"
+            )
     try:
         model = model_from_sympy(
             namespace["T"],
@@ -99,7 +103,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     """Build a model from the parsed TOML table ``data``."""
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:
-        raise ModelFileError(f"{filename}: unknown key '{unknown[0]}' (allowed: {', '.join(MODEL_KEYS)})")
+        raise ModelFileError(f"{filename}: {unknown_key(unknown[0], MODEL_KEYS, suggest=('urdf',))}")
     for key in ("state", "T", "V", "fric"):
         if key not in data:
             raise ModelFileError(f"{filename}: missing key '{key}'")

@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from sls.errors import ModelFileError
+from sls.model import did_you_mean
 from sls.model.tree import MOVABLE_TYPES, Joint
 
 BASE_TYPES = ("floating", "planar")
@@ -90,7 +91,7 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
     if kind is None:
         raise where.error(f"{what}: missing attribute type ({known})")
     if kind not in JOINT_TYPES:
-        raise where.error(f"{what}: unknown type '{kind}' (sls models {known} joints)")
+        raise where.error(f"{what}: unknown type '{kind}'{did_you_mean(kind, JOINT_TYPES)} (sls models {known} joints)")
     ends = {}
     for end in ("parent", "child"):
         tag = element.find(end)

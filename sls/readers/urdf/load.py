@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sls.algebra.expressions import symbol
 from sls.errors import ModelError, ModelFileError, SlsError
-from sls.model import Model, build_model, check_value
+from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
 from sls.readers.common import read_model_text
 from sls.readers.urdf.kinematics import energies, forward, input_map
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, state_names
@@ -77,6 +77,8 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     what = f"{path}: [urdf]"
     unknown = sorted(set(data) - set(URDF_FILE_KEYS))
     if unknown:
+        if closest(unknown[0], URDF_FILE_KEYS) is not None:
+            raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
         raise ModelFileError(
             f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
         )
@@ -85,7 +87,7 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         raise ModelFileError(f"{what} must be a table: [urdf] file = \"robot.urdf\"")
     unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
     if unknown:
-        raise ModelFileError(f"{what}: unknown key '{unknown[0]}' (allowed: {', '.join(URDF_TABLE_KEYS)})")
+        raise ModelFileError(f"{what}: {unknown_key(unknown[0], URDF_TABLE_KEYS)}")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -97,8 +99,8 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     unknown = sorted(set(params) - set(model.params))
     if unknown:
         raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name "
-            f"(it has: {', '.join(model.params)})"
+            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
         )
     try:
         values = {key: check_value(key, value) for key, value in params.items()}
