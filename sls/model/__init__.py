@@ -11,7 +11,7 @@ Modules, one job each:
 * :mod:`sls.model.model` — the :class:`Model` type;
 * :mod:`sls.model.build` — :func:`build_model`, the one constructor;
 * :mod:`sls.model.names` — valid names (:func:`check_name`), parameter values (:func:`check_value`), header labels,
-  the closest valid name to a misspelt one (:func:`did_you_mean`);
+  the name a user gives a model (:func:`with_name`), the closest valid name to a misspelt one (:func:`did_you_mean`);
 * :mod:`sls.model.entries` — lists, printable expressions, one expression per degree of freedom;
 * :mod:`sls.model.energies` — ``T`` quadratic in q̇ (:func:`quadratic_terms`), ``V`` free of it;
 * :mod:`sls.model.loads` — forces linear in the inputs and the loads (:func:`load_forces`);
@@ -30,12 +30,14 @@ from sls.model.model import Model
 from sls.model.names import (
     ARGUMENT_NAMES,
     RESERVED_NAMES,
+    check_model_name,
     check_name,
     check_value,
     closest,
     did_you_mean,
     safe_label,
     unknown_key,
+    with_name,
 )
 from sls.model.ranges import check_ranges, with_ranges
 
@@ -45,6 +47,7 @@ __all__ = [
     "RESERVED_NAMES",
     "Model",
     "build_model",
+    "check_model_name",
     "check_name",
     "check_ranges",
     "check_value",
@@ -57,5 +60,6 @@ __all__ = [
     "safe_label",
     "symbols_in",
     "unknown_key",
+    "with_name",
     "with_ranges",
 ]

@@ -1,6 +1,6 @@
 """Names and values of a model: which names a symbol may have, which values a parameter may take, the
-labels (model name, source) that are written into generated headers, and the closest valid name to a
-misspelt one (``did you mean 'fric'?``)."""
+labels (model name, source) that are written into generated headers, the name a user gives a model
+(:func:`with_name`), and the closest valid name to a misspelt one (``did you mean 'fric'?``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ import difflib
 import keyword
 import math
 from collections.abc import Iterable, Sequence
-from typing import SupportsFloat, SupportsIndex
+from dataclasses import replace
+from typing import TYPE_CHECKING, SupportsFloat, SupportsIndex
 
 import sympy
 
 from sls.algebra.expressions import CONSTANTS, FUNCTIONS
-from sls.errors import ModelError, brief
+from sls.errors import ModelError, SlsError, brief
+
+if TYPE_CHECKING:
+    from sls.model.model import Model
 
 #: Names that cannot be used for states, inputs or parameters: the generated
 #: functions' own argument names, the modules they use, whitelisted functions.
@@ -112,3 +116,29 @@ def unknown_key(key: object, allowed: Sequence[str], suggest: Iterable[str] = ()
     hint = did_you_mean(key, [*allowed, *suggest])
     shown = f"'{key}'" if isinstance(key, str) else brief(repr(key), 60)
     return f"unknown key {shown}{hint}" if hint else f"unknown key {shown} (allowed: {', '.join(allowed)})"
+
+
+#: Longest name ``--name`` (:func:`check_model_name`) accepts.
+MAX_MODEL_NAME = 100
+
+
+def check_model_name(name: object, where: str = "name", error: type[SlsError] = ModelError) -> str:
+    """``name`` if it can name a model (the generated C functions' prefix and header, the name in every header):
+    a plain ASCII identifier that does not start with ``_``, at most :data:`MAX_MODEL_NAME` characters; else
+    ``error`` in one line starting with ``where``."""
+    if not isinstance(name, str) or not name:
+        raise error(f"{where}: give the model a name, e.g. {where} my_robot")
+    shown = brief(repr(name), 60)
+    if not (name.isascii() and name.isidentifier()) or name.startswith("_"):
+        raise error(
+            f"{where} {shown}: a model name is a plain identifier (ASCII letters, digits and '_', starting with a "
+            "letter), e.g. my_robot"
+        )
+    if len(name) > MAX_MODEL_NAME:
+        raise error(f"{where} {shown}: a model name has at most {MAX_MODEL_NAME} characters, got {len(name)}")
+    return name
+
+
+def with_name(model: Model, name: object, where: str = "name", error: type[SlsError] = ModelError) -> Model:
+    """``model`` named ``name`` (checked by :func:`check_model_name`), whatever it was read from."""
+    return replace(model, name=check_model_name(name, where, error))

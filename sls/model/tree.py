@@ -8,7 +8,7 @@ rotation follows URDF's fixed-axis roll, pitch, yaw convention (:func:`rpy_matri
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
 #: are expanded into chains of these by the reader).
@@ -65,13 +65,16 @@ class Robot:
     """A parsed, checked URDF tree: the root link, joints in tree order, inertials by link (``None``: none).
 
     Floating and planar joints are already expanded (``bases`` lists them); ``joints`` hold only
-    revolute, continuous, prismatic and fixed joints.
+    revolute, continuous, prismatic and fixed joints. ``name`` is the file's ``<robot name>`` as written
+    (``""``: none); it names the model, not its dynamics, so it is left out of the tree's ``repr`` (the
+    model fingerprint, :func:`sls.backends.render.fingerprint`) and of comparisons.
     """
 
     root: str
     joints: tuple
     inertials: dict
     bases: tuple = ()
+    name: str = field(default="", repr=False, compare=False)
 
     @property
     def movable(self) -> tuple:

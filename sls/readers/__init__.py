@@ -6,7 +6,7 @@
 * :func:`load_toml`, :func:`load_python` — model files (:mod:`sls.readers.files`),
 * :func:`load_urdf`, :func:`load_urdf_table` — URDF robots (the package :mod:`sls.readers.urdf`),
 * the bundled examples (:mod:`sls.readers.examples`: :func:`example_names`, :func:`example_description`,
-  :func:`load_example`) and the n-link pendulum (:mod:`sls.readers.nlink`).
+  :func:`load_example`, :func:`is_urdf_example`) and the n-link pendulum (:mod:`sls.readers.nlink`).
 
 Every reader ends in :func:`sls.model.build_model`, where the structural checks live; the readers only find,
 parse and convert (they import :mod:`sls.model`, never the other way round).
@@ -15,7 +15,14 @@ parse and convert (they import :mod:`sls.model`, never the other way round).
 from __future__ import annotations
 
 from sls.readers.common import read_model_text
-from sls.readers.examples import DEFAULT_EXAMPLE, EXAMPLE_SUFFIXES, example_description, example_names, load_example
+from sls.readers.examples import (
+    DEFAULT_EXAMPLE,
+    EXAMPLE_SUFFIXES,
+    example_description,
+    example_names,
+    is_urdf_example,
+    load_example,
+)
 from sls.readers.files import MODEL_KEYS, load_python, load_toml, model_from_mapping
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
@@ -27,6 +34,7 @@ __all__ = [
     "MODEL_KEYS",
     "example_description",
     "example_names",
+    "is_urdf_example",
     "load_example",
     "load_python",
     "load_toml",

@@ -51,10 +51,24 @@ def example_description(name: str) -> str:
     return ""
 
 
-def load_example(name: str) -> Model:
-    """Load the bundled example ``name`` (see :func:`example_names`)."""
+def is_urdf_example(name: str) -> bool:
+    """Whether ``name`` is a bundled URDF robot (which takes ``floating_base`` like any URDF file)."""
+    return name in example_names() and _example_file(name).name.endswith(".urdf")
+
+
+def load_example(name: str, *, floating_base: bool = False) -> Model:
+    """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
+    package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
+    :func:`~sls.readers.urdf.load_urdf` does (refused for the other examples)."""
     file = _example_file(name)
     text = file.read_text(encoding="utf-8")
+    source = f"bundled example {name}"
     if file.name.endswith(".urdf"):
-        return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
-    return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)
+        return load_urdf(file.name, name=name, source=source, text=text, floating_base=floating_base)
+    if floating_base:
+        robots = ", ".join(n for n in example_names() if is_urdf_example(n))
+        raise ModelFileError(
+            f"example '{name}' is not a URDF robot: floating_base frees a robot's root link (the bundled robots: "
+            f"{robots})"
+        )
+    return load_toml(file.name, name=name, source=source, text=text)

@@ -11,7 +11,7 @@ from sls.errors import ModelError, ModelFileError, SlsError
 from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
 from sls.readers.common import read_model_text
 from sls.readers.urdf.kinematics import energies, forward, input_map
-from sls.readers.urdf.naming import check_generated_names, friction_parameters, state_names
+from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import parse_urdf
 
 #: Default of the gravity parameter ``g``.
@@ -54,7 +54,7 @@ def load_urdf(
             params=params,
             inputs=None if actuated else inputs,
             forces=None if actuated else forces,
-            name=name or path.stem,
+            name=name or model_name(robot.name) or path.stem,
             source=source or f"URDF file {path.name}",
             tree=robot,
         )

@@ -1,5 +1,6 @@
-"""The names a robot model is given: states after its joints, rates ``d_<joint>``, friction parameters
-``damping_<joint>``, ``friction_<joint>`` and ``friction_velocity``, inputs ``tau_<joint>``; clashes refused."""
+"""The names a robot model is given: the model after its ``<robot name>``, states after its joints, rates
+``d_<joint>``, friction parameters ``damping_<joint>``, ``friction_<joint>`` and ``friction_velocity``, inputs
+``tau_<joint>``; clashes refused."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ FRICTION_VELOCITY_NAME = "friction_velocity"
 FRICTION_VELOCITY = 0.01
 NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 _IMPLICIT_INPUT = re.compile(r"u[0-9]+")
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_]+")
+#: Longest model name made from a ``<robot name>``.
+MAX_MODEL_NAME = 64
 
 
 def state_names(robot: Robot, filename: str) -> list:
@@ -92,3 +96,15 @@ def _usable(name: str) -> bool:
     except ModelError:
         return False
     return True
+
+
+def model_name(robot_name: str) -> str | None:
+    """A robot's ``<robot name>`` made an identifier, the model's name (the generated C functions' prefix):
+    runs of characters other than ASCII letters, digits and ``_`` become one ``_``, leading and trailing ``_``
+    go, a leading digit gets ``robot_`` (``ur5`` stays, ``my robot (v2)`` → ``my_robot_v2``, ``2dof`` →
+    ``robot_2dof``); at most :data:`MAX_MODEL_NAME` characters. ``None`` when nothing is left (no name, or
+    no ASCII letter or digit in it): the file's name is used then."""
+    text = _NOT_NAME.sub("_", robot_name).strip("_")[:MAX_MODEL_NAME].rstrip("_")
+    if not text:
+        return None
+    return "robot_" + text if text[0].isdigit() else text

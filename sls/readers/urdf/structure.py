@@ -74,7 +74,7 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robo
         inertials[world] = None
     for link, element in links.items():
         inertials[link] = read_inertial(element, link, where, check=link not in fixed_to_world)
-    robot = Robot(root=world, joints=expanded, inertials=inertials, bases=bases)
+    robot = Robot(root=world, joints=expanded, inertials=inertials, bases=bases, name=root.get("name") or "")
     check_moving_mass(robot, where)
     check_mass_matrix(robot, where)
     return robot

@@ -665,7 +665,8 @@ def test_cli_floating_base(tmp_path, monkeypatch):
         "tau_elbow",
     )
     refused = CliRunner().invoke(main, ["generate", "pendulum", "--floating-base", "--out", "p"])
-    assert refused.exit_code == 2 and refused.stderr.startswith("error: --floating-base goes with a URDF robot file")
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("error: --floating-base goes with a URDF robot (a file NAME.urdf or a bundled")
 
 
 @needs_robots
