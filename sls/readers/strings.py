@@ -31,8 +31,8 @@ def model_from_strings(
 
     ``fric`` is a list of n strings, or the single string ``"0"`` for none.
     ``constraints``/``velocity_constraints`` are lists of strings, ``loads``
-    a list of tables of strings (see :func:`load_forces`), ``ranges`` a dict
-    of state name → ``[low, high]`` (see :func:`check_ranges`). Strings are parsed
+    a list of tables of strings (see :func:`sls.model.load_forces`), ``ranges`` a dict
+    of state name → ``[low, high]`` (see :func:`sls.model.check_ranges`). Strings are parsed
     by :func:`sls.algebra.expressions.parse_expression` (never evaluated as code).
     """
     if isinstance(fric, str):

@@ -38,7 +38,7 @@ def model_from_sympy(
     ``inputs``: ``q(t)`` becomes the symbol ``q`` and ``q(t).diff(t)`` the
     symbol ``dq``, in ``T``, ``V``, ``fric`` and ``forces`` too. Names that
     are not identifiers (sympy.physics.mechanics style, ``I_{1zz}``) are
-    mapped onto identifiers (``I_1zz``); :attr:`Model.renamed` lists them.
+    mapped onto identifiers (``I_1zz``); :attr:`sls.model.Model.renamed` lists them.
     """
     timed, time = time_functions(as_list(x, "x") + ([] if inputs is None else as_list(inputs, "inputs")))
     if timed:

@@ -29,7 +29,7 @@ WRENCH_SUFFIXES = ("fx", "fy", "fz", "mx", "my", "mz")
 def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robot:
     """Parse and check URDF text: the tree, the joints and the inertials sls models.
 
-    Floating and planar joints come back expanded into chains (see :class:`Base`); with
+    Floating and planar joints come back expanded into chains (see :class:`sls.model.tree.Base`); with
     ``floating_base`` (or for a file with one link and no joint) the root link gets a free-flyer.
     """
     root = xml_root(text, filename)
