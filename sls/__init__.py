@@ -31,9 +31,15 @@ from sls.errors import (  # noqa: E402
     UsageError,
 )
 from sls.generate import generate, sym_lagrangian_solver  # noqa: E402
-from sls.model import Model, model_from_strings, model_from_sympy  # noqa: E402
-from sls.readers import load_example, load_python, load_toml  # noqa: E402
-from sls.readers.urdf import load_urdf  # noqa: E402
+from sls.model import Model  # noqa: E402
+from sls.readers import (  # noqa: E402
+    load_example,
+    load_python,
+    load_toml,
+    load_urdf,
+    model_from_strings,
+    model_from_sympy,
+)
 
 __all__ = [
     "__version__",

@@ -18,8 +18,9 @@ from sls import functions as registry
 from sls.backends import Backend, backend
 from sls.derive import validate
 from sls.errors import ModelError, SlsError, brief
-from sls.model import Model, model_from_sympy, with_ranges
+from sls.model import Model, with_ranges
 from sls.output import write
+from sls.readers import model_from_sympy
 
 T = TypeVar("T")
 

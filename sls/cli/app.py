@@ -24,9 +24,18 @@ from sls.backends import TARGETS
 from sls.cli.values import parse_param
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
-from sls.model import model_from_strings, with_ranges
+from sls.model import with_name, with_ranges
 from sls.progress import Progress
-from sls.readers import DEFAULT_EXAMPLE, example_description, example_names, load_example, load_python, load_toml
+from sls.readers import (
+    DEFAULT_EXAMPLE,
+    example_description,
+    example_names,
+    is_urdf_example,
+    load_example,
+    load_python,
+    load_toml,
+    model_from_strings,
+)
 from sls.readers.nlink import MAX_LINKS, nlink_pendulum
 from sls.readers.urdf import load_urdf
 
@@ -209,14 +218,15 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    if floating_base and not (model and Path(model).suffix == ".urdf"):
-        raise UsageError("--floating-base goes with a URDF robot file (NAME.urdf): it frees the robot's root link")
+    if floating_base and not (model and (Path(model).suffix == ".urdf" or is_urdf_example(model))):
+        raise UsageError(
+            "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
+            "it frees the robot's root link"
+        )
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
-    elif floating_base and model is not None:
-        loaded = load_urdf(model, floating_base=True)
     else:
-        loaded = _load_named(model or DEFAULT_EXAMPLE)
+        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base)
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -232,19 +242,19 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str):
+def _load_named(model: str, floating_base: bool = False):
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
     if path.suffix == ".urdf":
-        return load_urdf(path)
+        return load_urdf(path, floating_base=floating_base)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
-    return load_example(model)
+    return load_example(model, floating_base=floating_base)
 
 
 @main.command("generate")
@@ -331,10 +341,17 @@ def _load_named(model: str):
     help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; "
     "default: all.",
 )
+@click.option(
+    "--name",
+    "model_name",
+    metavar="NAME",
+    help="The model's name: the prefix of the C functions and header, the name in every header (default: a URDF "
+    "robot's <robot name>, else the model file's or example's name).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out,
-                     links, floating_base, simplify, target, chosen, verbose, quiet) -> None:
+                     links, floating_base, simplify, target, chosen, model_name, verbose, quiet) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
@@ -354,6 +371,8 @@ def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, 
     loaded = load_model(
         model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges, floating_base
     )
+    if model_name is not None:
+        loaded = with_name(loaded, model_name, "--name", UsageError)
     loaded = choose(loaded, chosen, "--functions", UsageError)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)

@@ -3,7 +3,7 @@
 The graph route differentiates the kinetic energy ``T`` of the whole robot;
 on 3-D arms that graph is large (every body's velocity is squared and summed,
 and its second derivatives are what ``M`` and ``C q̇`` are made of). A robot
-tree (:class:`~sls.readers.urdf.Robot`) has a far smaller description of the same
+tree (:class:`~sls.model.tree.Robot`) has a far smaller description of the same
 dynamics, the recursions of Featherstone's *Rigid Body Dynamics Algorithms*
 that Pinocchio and RobCoGen evaluate: velocities and accelerations propagated
 from the root link by link, each in the link's own frame, then forces back
@@ -61,10 +61,10 @@ from typing import TYPE_CHECKING
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.readers.urdf import rpy_matrix
+from sls.model.tree import rpy_matrix
 
 if TYPE_CHECKING:
-    from sls.readers.urdf import Robot
+    from sls.model.tree import Robot
 
 #: Joint kinds that rotate about their axis; the other moving kind is ``prismatic``.
 REVOLUTE = ("revolute", "continuous")
@@ -100,7 +100,7 @@ class Body:
 
 
 def bodies(robot: Robot) -> tuple:
-    """The moving bodies of ``robot`` (a :class:`~sls.readers.urdf.Robot`) in tree order (parents first).
+    """The moving bodies of ``robot`` (a :class:`~sls.model.tree.Robot`) in tree order (parents first).
 
     Fixed joints are folded: a link fixed to a body adds its inertia to the
     body's (parallel-axis theorem, in the body's frame), and a joint below it

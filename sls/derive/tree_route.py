@@ -43,7 +43,7 @@ class TreeTerms(GraphTerms):
     def _start(self) -> None:
         from sls.algebra.expressions import symbol
         from sls.derive import rigid_body
-        from sls.readers.urdf import Robot
+        from sls.model.tree import Robot
 
         graph, model = self.graph, self.model
         if not isinstance(model.tree, Robot):

@@ -1,215 +1,47 @@
-"""Stage 1, the readers: model files and the bundled examples → :class:`~sls.model.Model`.
+"""Stage 1, the readers: every way in to a :class:`~sls.model.Model` (the front ends).
 
-* :func:`load_toml` — a TOML model file (the format of the issues; a ``[urdf]`` table points at a
-  robot file instead, :func:`sls.readers.urdf.load_urdf_table`),
-* :func:`load_python` — a Python model file (run as the user's own code, then checked),
-* the examples registry — the files under ``sls/examples`` (:func:`example_names`,
-  :func:`example_description`, :func:`load_example`; ``.toml`` models and ``.urdf`` robots).
+* :func:`model_from_strings` — expression strings (:mod:`sls.readers.strings`: TOML files, inline flags),
+* :func:`model_from_sympy` — sympy objects (:mod:`sls.readers.sympy_api`: Python model files, the Python API;
+  sympy.physics.mechanics names and functions of time are mapped by :mod:`sls.readers.mechanics`),
+* :func:`load_toml`, :func:`load_python` — model files (:mod:`sls.readers.files`),
+* :func:`load_urdf`, :func:`load_urdf_table` — URDF robots (the package :mod:`sls.readers.urdf`),
+* the bundled examples (:mod:`sls.readers.examples`: :func:`example_names`, :func:`example_description`,
+  :func:`load_example`, :func:`is_urdf_example`) and the n-link pendulum (:mod:`sls.readers.nlink`).
 
-URDF files are read by :mod:`sls.readers.urdf`. Every reader ends in :func:`sls.model.build_model`, where the
-structural checks live; this module only finds and parses files (it sits above :mod:`sls.model` and
-:mod:`sls.readers.urdf`, so neither imports it).
+Every reader ends in :func:`sls.model.build_model`, where the structural checks live; the readers only find,
+parse and convert (they import :mod:`sls.model`, never the other way round).
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import replace
-from importlib import resources
-from pathlib import Path
-
-from sls import functions
-from sls.errors import ModelFileError, SlsError
-from sls.model import Model, model_from_strings, model_from_sympy, read_model_text
+from sls.readers.common import read_model_text
+from sls.readers.examples import (
+    DEFAULT_EXAMPLE,
+    EXAMPLE_SUFFIXES,
+    example_description,
+    example_names,
+    is_urdf_example,
+    load_example,
+)
+from sls.readers.files import MODEL_KEYS, load_python, load_toml, model_from_mapping
+from sls.readers.strings import model_from_strings
+from sls.readers.sympy_api import model_from_sympy
 from sls.readers.urdf import load_urdf, load_urdf_table
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10 (tomli is a dependency there; type-checked only where it is installed)
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
-
-def load_toml(
-    path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None
-) -> Model:
-    """Read a TOML model file (see the README for the format)."""
-    path = Path(path)
-    real_file = text is None
-    if text is None:
-        text = read_model_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
-    if "urdf" in data:  # a robot file with options: [urdf] file = "robot.urdf", floating_base = true
-        return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
-    model = model_from_mapping(
-        data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path)
-    )
-    return replace(model, file=str(path)) if real_file else model
-
-
-def load_python(path: str | Path) -> Model:
-    """Run a Python model file (the user's own code) and read its model.
-
-    The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
-    ``inputs``, ``forces``, ``constraints``, ``velocity_constraints``,
-    ``loads``, ``constraint_stabilization`` and ``ranges`` at module level.
-    """
-    import runpy
-
-    path = Path(path)
-    read_model_text(path)
-    folder = str(path.resolve().parent)
-    sys.path.insert(0, folder)  # like `python model.py`: modules next to the file can be imported
-    try:
-        namespace = runpy.run_path(str(path), run_name="__sls_model__")
-    except SystemExit as exc:
-        raise ModelFileError(f"{path}: the model file called exit({exc.code})") from None
-    except Exception as exc:  # the user's own code failed: say so in one line
-        raise ModelFileError(f"{path}: running the model file failed: {type(exc).__name__}: {exc}") from None
-    finally:
-        if folder in sys.path:
-            sys.path.remove(folder)
-    for key in ("T", "V", "fric", "x"):
-        if key not in namespace:
-            raise ModelFileError(f"{path}: the model file does not define '{key}' (it must define T, V, fric and x)")
-    try:
-        model = model_from_sympy(
-            namespace["T"],
-            namespace["V"],
-            namespace["fric"],
-            namespace["x"],
-            params=namespace.get("params"),
-            inputs=namespace.get("inputs"),
-            forces=namespace.get("forces"),
-            name=path.stem,
-            source=f"model file {path.name}",
-            constraints=namespace.get("constraints"),
-            velocity_constraints=namespace.get("velocity_constraints"),
-            loads=namespace.get("loads"),
-            stabilization=namespace.get("constraint_stabilization", 0.0),
-            ranges=namespace.get("ranges"),
-        )
-    except SlsError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
-    return replace(model, file=str(path))
-
-
-#: The example generated by a bare ``sls generate``.
-DEFAULT_EXAMPLE = "two_link_arm"
-
-
-#: Suffixes of bundled example files: TOML models and URDF robots.
-EXAMPLE_SUFFIXES = (".toml", ".urdf")
-
-
-def example_names() -> list[str]:
-    """Names of the bundled example models, sorted."""
-    folder = resources.files("sls") / "examples"
-    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(EXAMPLE_SUFFIXES))
-
-
-def _example_file(name: str):
-    """The bundled file of example ``name`` (a ``Traversable``), or ``None``."""
-    folder = resources.files("sls") / "examples"
-    for suffix in EXAMPLE_SUFFIXES:
-        candidate = folder / f"{name}{suffix}"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def example_description(name: str) -> str:
-    """The one-line description of a bundled example: its first comment (``# ...`` or ``<!-- ... -->``)."""
-    file = _example_file(name)
-    text = file.read_text(encoding="utf-8")
-    if file.name.endswith(".urdf"):
-        start, end = text.find("<!--"), text.find("-->")
-        return " ".join(text[start + 4 : end].split()) if 0 <= start < end else ""
-    for line in text.splitlines():
-        if line.startswith("#"):
-            return line.lstrip("# ").strip()
-    return ""
-
-
-def load_example(name: str) -> Model:
-    """Load the bundled example ``name`` (see :func:`example_names`)."""
-    names = example_names()
-    if name not in names:
-        raise ModelFileError(f"unknown example '{name}' (bundled examples: {', '.join(names)})")
-    file = _example_file(name)
-    text = file.read_text(encoding="utf-8")
-    if file.name.endswith(".urdf"):
-        return load_urdf(file.name, name=name, source=f"bundled example {name}", text=text)
-    return load_toml(file.name, name=name, source=f"bundled example {name}", text=text)
-
-
-#: Keys a TOML model may have.
-MODEL_KEYS = (
-    "state", "T", "V", "fric", "params", "inputs", "forces",
-    "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions", "ranges",
-)
-
-
-def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> Model:
-    """Build a model from the parsed TOML table ``data``."""
-    unknown = sorted(set(data) - set(MODEL_KEYS))
-    if unknown:
-        raise ModelFileError(f"{filename}: unknown key '{unknown[0]}' (allowed: {', '.join(MODEL_KEYS)})")
-    for key in ("state", "T", "V", "fric"):
-        if key not in data:
-            raise ModelFileError(f"{filename}: missing key '{key}'")
-    params = data.get("params", {})
-    if not isinstance(params, dict):
-        raise ModelFileError(f"{filename}: key 'params' must be a table of NAME = NUMBER")
-    for key in ("state", "inputs", "forces", "constraints", "velocity_constraints"):
-        if key in data and not isinstance(data[key], list):
-            raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
-    if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
-        raise ModelFileError(
-            f"{filename}: 'loads' must be an array of tables: [[loads]] with point = [...] and force = [...]"
-        )
-    if "ranges" in data and not isinstance(data["ranges"], dict):
-        raise ModelFileError(f"{filename}: key 'ranges' must be a table of NAME = [LOW, HIGH] (where the model lives)")
-    stabilization = data.get("constraint_stabilization", 0.0)
-    if isinstance(stabilization, bool) or not isinstance(stabilization, (int, float)):
-        raise ModelFileError(
-            f"{filename}: key 'constraint_stabilization' must be a number (the Baumgarte rate, 0: off)"
-        )
-    if isinstance(data["fric"], (int, float)) and not isinstance(data["fric"], bool) and data["fric"] == 0:
-        data = {**data, "fric": "0"}  # fric = 0 means no friction, like fric = "0"
-    if not isinstance(data["fric"], (list, str)):
-        raise ModelFileError(f"{filename}: key 'fric' must be a list of n strings (or 0 for none)")
-    for key in ("T", "V"):
-        if not isinstance(data[key], str):
-            raise ModelFileError(f"{filename}: key '{key}' must be an expression string")
-    chosen = data.get("functions")
-    if chosen is not None and not (isinstance(chosen, list) and all(isinstance(f, str) for f in chosen)):
-        raise ModelFileError(
-            f"{filename}: key 'functions' must be a list of generated function names, e.g. [\"qddot_fun\"]"
-        )
-    try:
-        model = model_from_strings(
-            state=data["state"],
-            T=data["T"],
-            V=data["V"],
-            fric=data["fric"],
-            params=params,
-            inputs=data.get("inputs"),
-            forces=data.get("forces"),
-            name=name,
-            source=source,
-            constraints=data.get("constraints"),
-            velocity_constraints=data.get("velocity_constraints"),
-            loads=data.get("loads"),
-            stabilization=stabilization,
-            ranges=data.get("ranges"),
-        )
-    except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
-        if str(exc).startswith(filename):
-            raise
-        raise type(exc)(f"{filename}: {exc}") from None
-    if chosen is None:
-        return model
-    return replace(model, functions=functions.check(model, chosen, f"{filename}: key 'functions'", ModelFileError))
+__all__ = [
+    "DEFAULT_EXAMPLE",
+    "EXAMPLE_SUFFIXES",
+    "MODEL_KEYS",
+    "example_description",
+    "example_names",
+    "is_urdf_example",
+    "load_example",
+    "load_python",
+    "load_toml",
+    "load_urdf",
+    "load_urdf_table",
+    "model_from_mapping",
+    "model_from_strings",
+    "model_from_sympy",
+    "read_model_text",
+]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from sls.errors import ModelError
 from sls.model import Model
-from sls.readers import load_toml
+from sls.readers.files import load_toml
 
 #: Largest n accepted (the model text must stay within the parser's length limit).
 MAX_LINKS = 30

@@ -272,6 +272,10 @@ CASES = {
     "python model raises": (["raises.py"], 1, ["raises.py: running the model file failed: RuntimeError: boom"]),
     "out is a file": (["model.toml", "--out", "afile"], 1, ["afile: exists and is not a directory"]),
     "foreign file in out": (["model.toml", "--out", "foreign"], 1, ["M_fun.py: exists and was not written by sls"]),
+    "name not an identifier": (["model.toml", "--name", "my robot"], 2, ["--name 'my robot': a model name is a"]),
+    "name with underscore": (INLINE + ["--name", "_x"], 2, ["--name '_x': a model name is a plain identifier"]),
+    "name empty": (["pendulum", "--name", ""], 2, ["--name: give the model a name"]),
+    "floating base on a toml example": (["pendulum", "--floating-base"], 2, ["--floating-base goes with a URDF robot"]),
 }
 
 
@@ -534,3 +538,58 @@ def test_every_mistake_is_one_line_never_a_traceback(walk, label):
     assert not list(Path(folder).glob("designs")) and not list(Path(folder).glob("figs"))
     if label == "out is the current folder":
         assert (folder / "here" / "qddot_fun.py").is_file()
+
+
+NAME_KINDS = {
+    "toml file": ["model.toml"],
+    "python file": ["model.py"],
+    "inline flags": ["--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--x", "q dq"],
+    "urdf file": ["arm.urdf"],
+    "toml urdf table": ["robot.toml"],
+    "bundled example": ["pendulum"],
+    "bundled robot": ["ur5"],
+    "bundled robot, floating base": ["ur5", "--floating-base"],
+    "nlink": ["nlink", "--n", "2"],
+}
+
+
+@pytest.mark.parametrize("kind", NAME_KINDS)
+def test_name_option_names_every_kind_of_model(tmp_path, monkeypatch, kind):
+    """Finding 2 of issue 23: ``--name`` names the model whatever it was read from."""
+    from click.testing import CliRunner
+
+    from sls.cli.app import main
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    (tmp_path / "model.toml").write_text(GOOD_TOML)
+    (tmp_path / "model.py").write_text(
+        "import sympy as sp\nq, dq = sp.symbols('q dq')\nT = dq**2 / 2\nV = 0\nfric = 0\nx = [q, dq]\n"
+    )
+    (tmp_path / "arm.urdf").write_text((data / "arm.urdf").read_text())
+    (tmp_path / "robot.toml").write_text('[urdf]\nfile = "arm.urdf"\n')
+    monkeypatch.chdir(tmp_path)
+    args = ["generate", *NAME_KINDS[kind], "--functions", "M_fun", "--out", "out", "--quiet"]
+    result = CliRunner().invoke(main, [*args, "--name", "my_model"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "out" / "M_fun.py").read_text()
+    assert "Model ``my_model``" in text
+    assert CliRunner().invoke(main, [*args, "--out", "default"]).exit_code == 0
+    assert "Model ``my_model``" not in (tmp_path / "default" / "M_fun.py").read_text()
+
+
+def test_bundled_robot_takes_floating_base_like_its_file(tmp_path, monkeypatch):
+    """Finding 8 of issue 23: ``sls generate ur5 --floating-base`` is the bundled file's ``--floating-base``."""
+    from click.testing import CliRunner
+
+    from sls.cli.app import main
+
+    (tmp_path / "ur5.urdf").write_text((Path(sls.__file__).parent / "examples" / "ur5.urdf").read_text())
+    monkeypatch.chdir(tmp_path)
+    for model, out in (("ur5", "bundled"), ("ur5.urdf", "file")):
+        result = CliRunner().invoke(main, ["generate", model, "--floating-base", "--out", out, "--quiet"])
+        assert result.exit_code == 0, result.output
+    bundled, file = import_package(tmp_path / "bundled"), import_package(tmp_path / "file")
+    assert bundled.STATE == file.STATE and len(bundled.STATE) == 24 and bundled.STATE[0] == "base_x"
+    for path in sorted((tmp_path / "file").glob("*.py")):
+        ours = (tmp_path / "bundled" / path.name).read_text().splitlines()
+        assert ours[1:] == path.read_text().splitlines()[1:], path.name  # the first line names the source

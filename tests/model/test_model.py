@@ -22,8 +22,7 @@ from conftest import import_package, sls_env
 
 import sls
 from sls.cli.app import main
-from sls.model import model_from_strings, model_from_sympy
-from sls.readers import load_python, load_toml
+from sls.readers import load_python, load_toml, model_from_strings, model_from_sympy
 
 MODELS = {
     "pendulum": {
@@ -622,7 +621,7 @@ def test_model_name_cannot_break_out_of_generated_comments(tmp_path):
 
 
 def test_declared_input_that_drives_nothing_is_refused():
-    from sls.model import model_from_strings
+    from sls.readers import model_from_strings
 
     with pytest.raises(sls.ModelError, match="input 'F' appears in no generalized force"):
         model_from_strings(

@@ -14,7 +14,7 @@ from conftest import SPHERICAL
 
 import sls
 from sls.backends import python as codegen
-from sls.model import model_from_strings
+from sls.readers import model_from_strings
 from sls.readers.nlink import nlink_pendulum
 
 TOL = dict(rtol=1e-11, atol=1e-11)

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from conftest import import_package
 
 import sls
+from sls.backends import backend
 from sls.cli.app import main
 from sls.readers.urdf import load_urdf
 
@@ -655,3 +656,43 @@ def test_cli_missing_urdf_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["generate", "nowhere.urdf"])
     assert result.exit_code == 1 and result.stderr.strip() == "error: nowhere.urdf: no such model file"
+
+
+@pytest.mark.parametrize(
+    ("robot", "expected"),
+    [
+        ('name="arm"', "arm"),
+        ('name="my-arm (v2)"', "my_arm_v2"),
+        ('name="2dof"', "robot_2dof"),
+        ('name="  _iiwa_14_ "', "iiwa_14"),
+        ('name="機械"', "model"),  # nothing of it is an identifier: the file's name
+        ("", "model"),  # no name at all
+    ],
+)
+def test_the_model_is_named_after_the_robot_not_the_file(tmp_path, robot, expected):
+    """Finding 2 of issue 23: the package and its C functions are named after ``<robot name>`` (made an identifier)."""
+    text = (DATA / "arm.urdf").read_text(encoding="utf-8").replace('name="arm"', robot, 1)
+    assert f"<robot {robot}>" in text
+    path = tmp_path / "model.urdf"
+    path.write_text(text, encoding="utf-8")
+    model = load_urdf(path)
+    assert model.name == expected and model.source == "URDF file model.urdf"
+    header, source = backend("c").file_names(model)[:2]
+    assert (header, source) == (f"c/{expected}.h", f"c/{expected}.c")
+
+
+def test_a_bundled_robot_keeps_its_example_name(tmp_path):
+    """The user names a bundled example (``sls generate ur5``): that name stays, whatever ``<robot name>`` says."""
+    text = (Path(sls.__file__).parent / "examples" / "ur5.urdf").read_text(encoding="utf-8")
+    assert '<robot name="ur5"' in text
+    renamed = load_urdf("ur5.urdf", text=text.replace('<robot name="ur5"', '<robot name="universal_robot"'))
+    assert renamed.name == "universal_robot"
+    assert sls.load_example("ur5").name == "ur5"
+
+
+def test_a_toml_urdf_table_is_named_after_the_toml_file(tmp_path):
+    """A TOML model file is named after itself, a [urdf] table's too (``--name`` names it otherwise)."""
+    (tmp_path / "arm.urdf").write_text((DATA / "arm.urdf").read_text().replace('name="arm"', 'name="robot_arm"', 1))
+    (tmp_path / "mine.toml").write_text('[urdf]\nfile = "arm.urdf"\n')
+    assert sls.load_toml(tmp_path / "mine.toml").name == "mine"
+    assert load_urdf(tmp_path / "arm.urdf").name == "robot_arm"

@@ -332,10 +332,10 @@ def test_planar_joint_matches_a_hand_written_chain(normal, tmp_path):
     The reference: the same robot with that chain written out as URDF joints (e1, e2 from the documented
     rule), and the body wrench's generalized forces from the link's body Jacobian computed by Pinocchio.
     """
-    from sls.readers.urdf import _planar_axes
+    from sls.readers.urdf.structure import planar_axes
 
     n = np.array([float(v) for v in normal.split()])
-    e1, e2 = _planar_axes(tuple(n / np.linalg.norm(n)))
+    e1, e2 = planar_axes(tuple(n / np.linalg.norm(n)))
     assert (
         abs(np.dot(e1, n)) < 1e-15
         and abs(np.dot(e2, n)) < 1e-15
@@ -523,12 +523,12 @@ def test_generated_names_that_clash_are_refused():
 
 def test_inertia_positive_semidefinite_up_to_rounding():
     """iCub's head: zero diagonal and 1e-35 off-diagonal; a tiny negative eigenvalue relative to the trace."""
-    from sls.readers.urdf import _positive_semidefinite
+    from sls.readers.urdf.inertia import positive_semidefinite
 
-    assert _positive_semidefinite(((0.0, 2.4e-35, 0.0), (2.4e-35, 0.0, 1e-35), (0.0, 1e-35, 0.0)))
-    assert _positive_semidefinite(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1e-7)))
-    assert not _positive_semidefinite(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1e-5)))
-    assert not _positive_semidefinite(((0.0, 1e-9, 0.0), (1e-9, 0.0, 0.0), (0.0, 0.0, 0.0)))
+    assert positive_semidefinite(((0.0, 2.4e-35, 0.0), (2.4e-35, 0.0, 1e-35), (0.0, 1e-35, 0.0)))
+    assert positive_semidefinite(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1e-7)))
+    assert not positive_semidefinite(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1e-5)))
+    assert not positive_semidefinite(((0.0, 1e-9, 0.0), (1e-9, 0.0, 0.0), (0.0, 0.0, 0.0)))
 
 
 def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
@@ -693,7 +693,8 @@ def test_cli_floating_base(tmp_path, monkeypatch):
         "tau_elbow",
     )
     refused = CliRunner().invoke(main, ["generate", "pendulum", "--floating-base", "--out", "p"])
-    assert refused.exit_code == 2 and refused.stderr.startswith("error: --floating-base goes with a URDF robot file")
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("error: --floating-base goes with a URDF robot (a file NAME.urdf or a bundled")
 
 
 @needs_robots

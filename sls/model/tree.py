@@ -1,0 +1,100 @@
+"""A robot's kinematic tree, as the URDF reader parses it and the tree derivation walks it.
+
+The types are the model stage's (a :class:`~sls.model.Model` carries its tree in :attr:`Model.tree`), so that
+the derivation (:mod:`sls.derive.rigid_body`) never imports a reader. Joints are those of URDF: their origin's
+rotation follows URDF's fixed-axis roll, pitch, yaw convention (:func:`rpy_matrix`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+#: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
+#: are expanded into chains of these by the reader).
+MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
+
+
+@dataclass(frozen=True)
+class Inertial:
+    """A link's mass, centre of mass ``com`` and inertia about it, both in the link's frame."""
+
+    mass: float
+    com: tuple
+    inertia: tuple  # 3x3, rotated into the link's frame
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One ``<joint>``: numbers as floats; ``axis`` normalised (unused for fixed joints)."""
+
+    name: str
+    kind: str
+    parent: str
+    child: str
+    xyz: tuple
+    rpy: tuple
+    axis: tuple
+    damping: float
+    #: Coulomb friction force/torque of ``<dynamics friction>`` (0: none).
+    friction: float = 0.0
+    #: ``(followed joint name, multiplier, offset)`` of a ``<mimic>`` joint: it is not a
+    #: coordinate; its position is ``multiplier·q_followed + offset``, its rate ``multiplier·q̇_followed``.
+    #: The followed joint is always a coordinate (chains of mimic joints are resolved).
+    mimic: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Base:
+    """A ``floating`` or ``planar`` joint (or the free-flyer of ``floating_base``) and the chain it became.
+
+    ``joints`` are the names of the chain's joints (floating: x, y, z, yaw, pitch, roll; planar: x, y,
+    theta); ``link`` is the child link the body wrench acts on; ``axes`` are the wrench's directions in
+    that link's frame, one ``(suffix, force direction or None, moment direction or None)`` per input.
+    """
+
+    name: str
+    kind: str
+    joints: tuple
+    link: str
+    axes: tuple
+
+
+@dataclass(frozen=True)
+class Robot:
+    """A parsed, checked URDF tree: the root link, joints in tree order, inertials by link (``None``: none).
+
+    Floating and planar joints are already expanded (``bases`` lists them); ``joints`` hold only
+    revolute, continuous, prismatic and fixed joints. ``name`` is the file's ``<robot name>`` as written
+    (``""``: none); it names the model, not its dynamics, so it is left out of the tree's ``repr`` (the
+    model fingerprint, :func:`sls.backends.render.fingerprint`) and of comparisons.
+    """
+
+    root: str
+    joints: tuple
+    inertials: dict
+    bases: tuple = ()
+    name: str = field(default="", repr=False, compare=False)
+
+    @property
+    def movable(self) -> tuple:
+        """The movable joints that are coordinates (not mimic joints), in tree order."""
+        return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES and j.mimic is None)
+
+    @property
+    def moving(self) -> tuple:
+        """Every joint that moves, coordinates and mimic joints, in tree order."""
+        return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES)
+
+
+def rpy_matrix(rpy: tuple) -> tuple:
+    """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``, as floats."""
+    roll, pitch, yaw = rpy
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return (
+        (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
+        (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
+        (-sp, cp * sr, cp * cr),
+    )

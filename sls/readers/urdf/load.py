@@ -1,0 +1,109 @@
+"""The entry points: a URDF file (:func:`load_urdf`) or a TOML file's ``[urdf]`` table
+(:func:`load_urdf_table`) → a :class:`~sls.model.Model`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from sls.algebra.expressions import symbol
+from sls.errors import ModelError, ModelFileError, SlsError
+from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
+from sls.readers.common import read_model_text
+from sls.readers.urdf.kinematics import energies, forward, input_map
+from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
+from sls.readers.urdf.structure import parse_urdf
+
+#: Default of the gravity parameter ``g``.
+GRAVITY = 9.81
+
+
+def load_urdf(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    source: str | None = None,
+    text: str | None = None,
+    floating_base: bool = False,
+) -> Model:
+    """Read a URDF file (or its ``text``) into a model; errors start with the file name.
+
+    ``floating_base=True`` frees the root link (a 6-DOF free-flyer joint ``base`` between the world
+    and the root link, coordinates ``base_x, base_y, base_z, base_yaw, base_pitch, base_roll``).
+    """
+    path = Path(path)
+    if text is None:
+        text = read_model_text(path)
+    filename = str(path)
+    robot = parse_urdf(text, filename, floating_base=floating_base)
+    names = state_names(robot, filename)
+    parameters = friction_parameters(robot)
+    frames = forward(robot, names)
+    inputs, forces = input_map(robot, names, frames)
+    check_generated_names(robot, names, parameters, inputs, filename)
+    T, V, fric = energies(robot, names, frames)
+    params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
+    params.update(parameters)
+    actuated = not robot.bases
+    try:
+        model = build_model(
+            state=names,
+            T=T,
+            V=V,
+            fric=fric,
+            params=params,
+            inputs=None if actuated else inputs,
+            forces=None if actuated else forces,
+            name=name or model_name(robot.name) or path.stem,
+            source=source or f"URDF file {path.name}",
+            tree=robot,
+        )
+    except SlsError as exc:
+        raise ModelFileError(f"{filename}: {exc}") from None
+    if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
+        joint_inputs = tuple(symbol(s) for s in inputs)
+        model = replace(model, inputs=joint_inputs, forces=joint_inputs)
+    return model
+
+
+#: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
+URDF_TABLE_KEYS = ("file", "floating_base")
+URDF_FILE_KEYS = ("urdf", "params")
+
+
+def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
+    """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
+    file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
+    what = f"{path}: [urdf]"
+    unknown = sorted(set(data) - set(URDF_FILE_KEYS))
+    if unknown:
+        if closest(unknown[0], URDF_FILE_KEYS) is not None:
+            raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
+        raise ModelFileError(
+            f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
+        )
+    table, params = data["urdf"], data.get("params", {})
+    if not isinstance(table, dict):
+        raise ModelFileError(f"{what} must be a table: [urdf] file = \"robot.urdf\"")
+    unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
+    if unknown:
+        raise ModelFileError(f"{what}: {unknown_key(unknown[0], URDF_TABLE_KEYS)}")
+    file, floating = table.get("file"), table.get("floating_base", False)
+    if not isinstance(file, str) or not file:
+        raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
+    if not isinstance(floating, bool):
+        raise ModelFileError(f"{what}: 'floating_base' must be true or false")
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
+    model = load_urdf(Path(path).parent / file, name=name, source=source, floating_base=floating)
+    unknown = sorted(set(params) - set(model.params))
+    if unknown:
+        raise ModelFileError(
+            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
+        )
+    try:
+        values = {key: check_value(key, value) for key, value in params.items()}
+    except ModelError as exc:
+        raise ModelFileError(f"{path}: [params] {exc}") from None
+    return replace(model, params={**model.params, **values}, file=str(path))
