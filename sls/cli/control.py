@@ -6,16 +6,15 @@ group; errors are :class:`sls.errors.SlsError` subclasses, which the group
 prints as one ``error: ...`` line.
 
 ``--lqr-from FILE`` of ``sls simulate`` reads the JSON that ``sls lqr --save
-FILE`` writes (equilibrium, gain, weights, the package's state and input
-names and fingerprint), so a design is computed once and simulated as often
-as needed, also with other parameter values (a robustness check).
+FILE`` writes; the file format is :mod:`sls.control.design`'s.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -24,6 +23,9 @@ from sls.cli.values import parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 from sls.progress import Progress
+
+if TYPE_CHECKING:  # sls.control imports scipy: the commands import it when they run
+    from sls.control import LQRDesign
 
 __all__ = ["parse_vector", "parse_weight", "register"]
 
@@ -118,57 +120,20 @@ def _labelled(names, values) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
-def design_to_json(pkg, result, params: dict) -> dict:
-    """The JSON document ``sls lqr --save`` writes."""
-    from sls import __version__
+def _design(pkg: ModuleType, path: str) -> LQRDesign:
+    """The design in the file of ``--lqr-from``; its errors name the option."""
+    from sls.control import load_design
 
-    return {
-        "sls": __version__,
-        "kind": "lqr",
-        "fingerprint": getattr(pkg, "FINGERPRINT", None),
-        "state": list(pkg.STATE),
-        "inputs": list(pkg.INPUTS),
-        "params": params,
-        "x_eq": result.x_eq.tolist(),
-        "u_eq": result.u_eq.tolist(),
-        "K": result.K.tolist(),
-        "Q": result.Q.tolist(),
-        "R": result.R.tolist(),
-        "poles": [[float(p.real), float(p.imag)] for p in result.poles],
-    }
-
-
-def controller_from_json(pkg, path: Path):
-    """Read an ``sls lqr --save`` file; return ``(controller, x_eq, warnings)``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"--lqr-from {path}: no such file (write one with `sls lqr DIR ... --save {path}`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"--lqr-from {path}: not an sls lqr file: {exc}") from None
-    if not isinstance(data, dict) or data.get("kind") != "lqr" or not all(k in data for k in ("K", "x_eq", "u_eq")):
-        raise UsageError(f"--lqr-from {path}: not an sls lqr file (write one with `sls lqr DIR ... --save {path}`)")
-    if list(data.get("state", [])) != list(pkg.STATE) or list(data.get("inputs", [])) != list(pkg.INPUTS):
-        raise ControlError(
-            f"--lqr-from {path}: the design is for state [{', '.join(data.get('state', []))}] and inputs "
-            f"[{', '.join(data.get('inputs', []))}], "
-            f"but the package has [{', '.join(pkg.STATE)}] and [{', '.join(pkg.INPUTS)}]"
+        design = load_design(pkg, path)
+    except ControlError as exc:
+        raise type(exc)(f"--lqr-from {exc}") from None
+    if design.fingerprint != getattr(pkg, "FINGERPRINT", None):
+        click.echo(
+            f"warning: --lqr-from {path}: the design was computed on a package with another model fingerprint",
+            err=True,
         )
-    n2, m = 2 * pkg.N_DOF, pkg.N_INPUTS
-    try:
-        K = np.array(data["K"], dtype=float).reshape(m, n2)
-        x_eq = np.array(data["x_eq"], dtype=float).reshape(n2)
-        u_eq = np.array(data["u_eq"], dtype=float).reshape(m)
-    except (TypeError, ValueError):
-        raise UsageError(f"--lqr-from {path}: K, x_eq or u_eq has the wrong shape for this package") from None
-    warnings = []
-    if data.get("fingerprint") != getattr(pkg, "FINGERPRINT", None):
-        warnings.append(f"--lqr-from {path}: the design was computed on a package with another model fingerprint")
-
-    def controller(t, x):
-        return u_eq - K @ (x - x_eq)
-
-    return controller, x_eq, warnings
+    return design
 
 
 def register(group: click.Group) -> None:
@@ -236,7 +201,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --R 1 --save gain.json
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
-    from sls.control import equilibrium_input, load_package, lqr
+    from sls.control import equilibrium_input, load_package, lqr, save_design
 
     if save:
         check_output_file(save, "--save")
@@ -265,12 +230,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     for line in _format_poles(result.poles):
         click.echo(f"  {line}")
     if save:
-        document = design_to_json(pkg, result, values)
-        try:
-            with replacing(save) as temporary:
-                temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise OutputError(f"{save}: cannot write the design: {exc.strerror or exc}") from None
+        save_design(pkg, result, save, params=values)
         click.echo(f"wrote the design to {save}")
 
 
@@ -337,9 +297,8 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
     x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
     controller, x_eq = None, None
     if lqr_from:
-        controller, x_eq, warnings = controller_from_json(pkg, Path(lqr_from))
-        for warning in warnings:
-            click.echo(f"warning: {warning}", err=True)
+        controller = _design(pkg, lqr_from)
+        x_eq = controller.x_eq
     t_eval = np.linspace(t_start, t_end, points)
     kwargs = dict(params=values, t_eval=t_eval, rtol=rtol, atol=atol)
     if quiet:
