@@ -12,6 +12,7 @@ FILE`` writes; the file format is :mod:`sls.control.design`'s.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -55,7 +56,7 @@ def _entries(text: str) -> list[str]:
     return text.replace(",", " ").split()
 
 
-def parse_vector(text: str, size: int, option: str, names: tuple = ()) -> np.ndarray:
+def parse_vector(text: str, size: int, option: str, names: Sequence[str] = ()) -> np.ndarray:
     """Parse ``"0 pi/18 0 0"`` (or comma-separated) into ``size`` numbers."""
     entries = _entries(text)
     if len(entries) != size:
@@ -88,7 +89,7 @@ def parse_weight(text: str, size: int, option: str) -> np.ndarray:
     return np.array([_number(e, option) for e in entries])
 
 
-def _params(texts: tuple) -> dict:
+def _params(texts: Sequence[str]) -> dict[str, float]:
     return dict(parse_param(p) for p in texts)
 
 
@@ -116,7 +117,7 @@ def _format_poles(poles: np.ndarray) -> list[str]:
     return lines
 
 
-def _labelled(names, values) -> str:
+def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
@@ -191,7 +192,9 @@ _PARAM_OPTION = click.option(
     metavar="FILE",
     help="Write the design as JSON (for sls simulate --lqr-from FILE).",
 )
-def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
+def lqr_command(
+    package_dir: str, x_eq: str, u_eq: str | None, Q: str, R: str, params: tuple[str, ...], save: str | None
+) -> None:
     """LQR gain K and closed-loop poles at an equilibrium of the package in DIR.
 
     DIR is a folder written by `sls generate --out DIR`. The control law is
@@ -252,7 +255,7 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     "plot",
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).',
+    help="Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).",
 )
 @click.option(
     "--csv",
@@ -267,7 +270,20 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
 )
 @click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
-def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, csv, points, rtol, atol, quiet) -> None:
+def simulate_command(
+    package_dir: str,
+    x0: str,
+    t_end: float,
+    t_start: float,
+    lqr_from: str | None,
+    params: tuple[str, ...],
+    plot: str | None,
+    csv: str | None,
+    points: int,
+    rtol: float,
+    atol: float,
+    quiet: bool,
+) -> None:
     """Simulate the nonlinear model in DIR from --x0, open loop or with an LQR design.
 
     DIR is a folder written by `sls generate --out DIR`. Prints the final
@@ -300,17 +316,19 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
         controller = _design(pkg, lqr_from)
         x_eq = controller.x_eq
     t_eval = np.linspace(t_start, t_end, points)
-    kwargs = dict(params=values, t_eval=t_eval, rtol=rtol, atol=atol)
-    if quiet:
-        result = simulate(pkg, x, (t_start, t_end), controller, **kwargs)
-    else:
-        span = t_end - t_start
-        with Progress(1000, "simulating") as bar:
+    bar = None if quiet else Progress(1000, "simulating")
 
-            def progress(t):
-                bar.update(int(1000 * (t - t_start) / span), f"t = {t:.4g} s")
+    def progress(t: float) -> None:
+        if bar is not None:
+            bar.update(int(1000 * (t - t_start) / (t_end - t_start)), f"t = {t:.4g} s")
 
-            result = simulate(pkg, x, (t_start, t_end), controller, progress=progress, **kwargs)
+    try:
+        result = simulate(
+            pkg, x, (t_start, t_end), controller, params=values, progress=progress, t_eval=t_eval, rtol=rtol, atol=atol
+        )
+    finally:
+        if bar is not None:
+            bar.close()
     if not result.success:
         raise ControlError(f"the integration stopped at t = {result.t[-1]:.6g}: {result.message}")
     if plot:
