@@ -89,8 +89,15 @@ def parse_weight(text: str, size: int, option: str) -> np.ndarray:
     return np.array([_number(e, option) for e in entries])
 
 
-def _params(texts: Sequence[str]) -> dict[str, float]:
-    return dict(parse_param(p) for p in texts)
+def _params(pkg: ModuleType, texts: Sequence[str]) -> dict[str, float]:
+    """The ``--param`` values; a parameter of the package without a default must be among them."""
+    from sls.control.package import missing_params
+
+    values = dict(parse_param(p) for p in texts)
+    missing = missing_params(pkg, values)
+    if missing:
+        raise UsageError(f"parameter '{missing[0]}' has no default value; pass it with --param {missing[0]}=VALUE")
+    return values
 
 
 def _format_complex(value: complex) -> str:
@@ -209,7 +216,7 @@ def lqr_command(
     if save:
         check_output_file(save, "--save")
     pkg = load_package(package_dir)
-    values = _params(params)
+    values = _params(pkg, params)
     x = parse_vector(x_eq, 2 * pkg.N_DOF, "--x-eq", pkg.STATE)
     if u_eq is None:
         u, _ = equilibrium_input(pkg, x, params=values)
@@ -309,7 +316,7 @@ def simulate_command(
     if not (rtol > 0 and atol > 0):
         raise UsageError("--rtol and --atol must be positive")
     pkg = load_package(package_dir)
-    values = _params(params)
+    values = _params(pkg, params)
     x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
     controller, x_eq = None, None
     if lqr_from:
