@@ -128,19 +128,22 @@ def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
-def _design(pkg: ModuleType, path: str) -> LQRDesign:
-    """The design in the file of ``--lqr-from``; its errors name the option."""
-    from sls.control import load_design
+def _design(pkg: ModuleType, path: str, allow_other_model: bool) -> LQRDesign:
+    """The design in the file of ``--lqr-from``, made on this package's model unless ``--allow-other-model``;
+    its errors name the option."""
+    from sls.control.design import load_design, other_model
 
     try:
-        design = load_design(pkg, path)
+        design = load_design(pkg, path, allow_other_model=True)
     except ControlError as exc:
         raise type(exc)(f"--lqr-from {exc}") from None
     if design.fingerprint != getattr(pkg, "FINGERPRINT", None):
-        click.echo(
-            f"warning: --lqr-from {path}: the design was computed on a package with another model fingerprint",
-            err=True,
-        )
+        text = f"--lqr-from {other_model(path, design.fingerprint, pkg)}"
+        if not allow_other_model:
+            raise ControlError(
+                f"{text}: run sls lqr on this package again, or pass --allow-other-model to use it all the same"
+            )
+        click.echo(f"warning: {text}; using it as --allow-other-model asks", err=True)
     return design
 
 
@@ -256,6 +259,12 @@ def lqr_command(
     metavar="FILE",
     help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
 )
+@click.option(
+    "--allow-other-model",
+    "allow_other_model",
+    is_flag=True,
+    help="Use an --lqr-from design made for another model (another fingerprint) with the same state and inputs.",
+)
 @_PARAM_OPTION
 @click.option(
     "--plot",
@@ -283,6 +292,7 @@ def simulate_command(
     t_end: float,
     t_start: float,
     lqr_from: str | None,
+    allow_other_model: bool,
     params: tuple[str, ...],
     plot: str | None,
     csv: str | None,
@@ -320,7 +330,7 @@ def simulate_command(
     x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
     controller, x_eq = None, None
     if lqr_from:
-        controller = _design(pkg, lqr_from)
+        controller = _design(pkg, lqr_from, allow_other_model)
         x_eq = controller.x_eq
     t_eval = np.linspace(t_start, t_end, points)
     bar = None if quiet else Progress(1000, "simulating")

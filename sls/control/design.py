@@ -97,12 +97,18 @@ def read_design(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def load_design(pkg: Package, path: str | Path) -> LQRDesign:
+def load_design(pkg: Package, path: str | Path, *, allow_other_model: bool = False) -> LQRDesign:
     """Read the design file ``path`` for the package ``pkg``.
 
     The design must be for the package's state and inputs (same names, same
-    order), else :class:`~sls.errors.ControlError`; a missing file or one that
-    is not a design raises :class:`~sls.errors.DesignFileError`.
+    order), and made on this very model: the fingerprint it saved must be the
+    package's ``FINGERPRINT`` (a package regenerated from another model, or
+    with other parameter defaults, has another one), else
+    :class:`~sls.errors.ControlError` naming both fingerprints.
+    ``allow_other_model=True`` accepts a design of another model with the
+    same state and inputs (e.g. to test a gain's robustness on purpose). A
+    missing file or one that is not a design raises
+    :class:`~sls.errors.DesignFileError`.
     """
     module = load_package(pkg)
     data = read_design(path)
@@ -115,8 +121,22 @@ def load_design(pkg: Package, path: str | Path) -> LQRDesign:
     except (TypeError, ValueError):
         raise DesignFileError(f"{path}: K, x_eq or u_eq has the wrong shape for this package") from None
     fingerprint = data.get("fingerprint")
+    if not allow_other_model and fingerprint != getattr(module, "FINGERPRINT", None):
+        raise ControlError(
+            other_model(path, fingerprint, module)
+            + ": design again on this package, or pass allow_other_model=True to use it all the same"
+        )
     params = data.get("params") if isinstance(data.get("params"), dict) else {}
     return LQRDesign(K=K, x_eq=x_eq, u_eq=u_eq, fingerprint=fingerprint, params=dict(params or {}))
+
+
+def other_model(path: str | Path, fingerprint: object, module: ModuleType) -> str:
+    """What to say about a design whose saved ``fingerprint`` is not the package's (without the way out)."""
+    current = getattr(module, "FINGERPRINT", None)
+    return (
+        f"{path}: the design was made for another model (fingerprint {fingerprint or 'none'}; this package: "
+        f"{current or 'none'})"
+    )
 
 
 def _check_names(module: ModuleType, data: dict[str, Any], path: str | Path) -> None:
