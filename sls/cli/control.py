@@ -12,6 +12,7 @@ FILE`` writes; the file format is :mod:`sls.control.design`'s.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from sls.cli.values import parse_param
+from sls.cli.values import METHODS, parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 from sls.progress import Progress
@@ -282,8 +283,14 @@ def lqr_command(
 )
 @click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")
 @click.option(
-    "--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator (RK45)."
+    "--method",
+    default="RK45",
+    show_default=True,
+    type=click.Choice(METHODS),
+    help="The integrator: RK45, RK23, DOP853 (explicit) or Radau, BDF, LSODA (for stiff models, e.g. steep "
+    "friction; they get the analytic Jacobian).",
 )
+@click.option("--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator.")
 @click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
 def simulate_command(
@@ -297,6 +304,7 @@ def simulate_command(
     plot: str | None,
     csv: str | None,
     points: int,
+    method: str,
     rtol: float,
     atol: float,
     quiet: bool,
@@ -312,7 +320,7 @@ def simulate_command(
       sls simulate cart_pole --x0 "0 10*pi/180 0 0" --t-end 8 --lqr-from gain.json --plot cart_pole.png
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
-    from sls.control import load_package, settling_time, simulate
+    from sls.control import StiffnessWarning, load_package, settling_time, simulate
 
     if plot:
         from sls.control.plot import require_matplotlib
@@ -340,12 +348,25 @@ def simulate_command(
             bar.update(int(1000 * (t - t_start) / (t_end - t_start)), f"t = {t:.4g} s")
 
     try:
-        result = simulate(
-            pkg, x, (t_start, t_end), controller, params=values, progress=progress, t_eval=t_eval, rtol=rtol, atol=atol
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StiffnessWarning)  # said below as one warning line
+            result = simulate(
+                pkg,
+                x,
+                (t_start, t_end),
+                controller,
+                method=method,
+                params=values,
+                progress=progress,
+                t_eval=t_eval,
+                rtol=rtol,
+                atol=atol,
+            )
     finally:
         if bar is not None:
             bar.close()
+    if result.hint:
+        click.echo(f"warning: {result.hint}", err=True)
     if not result.success:
         raise ControlError(f"the integration stopped at t = {result.t[-1]:.6g}: {result.message}")
     if plot:

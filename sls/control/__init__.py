@@ -40,13 +40,16 @@ from sls.control.equilibrium import constraint_basis, equilibrium_input
 from sls.control.linear import controllability_rank, ctrb, discretize, state_space
 from sls.control.package import load_package
 from sls.control.riccati import LQRResult, dlqr, lqr, weight_matrix
-from sls.control.simulation import settling_time, simulate
+from sls.control.simulation import METHODS, StiffnessWarning, closed_loop_jacobian, settling_time, simulate
 from sls.errors import ControlError
 
 __all__ = [
     "ControlError",
     "LQRDesign",
     "LQRResult",
+    "METHODS",
+    "StiffnessWarning",
+    "closed_loop_jacobian",
     "constraint_basis",
     "controllability_rank",
     "ctrb",
