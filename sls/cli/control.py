@@ -125,6 +125,46 @@ def _format_poles(poles: np.ndarray) -> list[str]:
     return lines
 
 
+#: ``sls lqr`` prints K as a table up to this many characters wide, else a summary (gain norm per input).
+WIDE = 120
+
+
+def _gain_table(state: Sequence[str], inputs: Sequence[str], K: np.ndarray) -> list[str]:
+    """K as a table: a header of the state names, one row per input."""
+    width = max(len(name) for name in inputs)
+    lines = [f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in state)]
+    for name, row in zip(inputs, K):
+        lines.append(f"  {name:<{width}}  " + " ".join(f"{value:12.6g}" for value in row))
+    return lines
+
+
+def _gain_summary(state: Sequence[str], inputs: Sequence[str], K: np.ndarray, save: str | None) -> list[str]:
+    """K too wide for a table: its size, where it is saved, and per input the norm of its row and its largest entry."""
+    where = f"the full K is saved in {save}" if save else "--save FILE writes the full K (JSON)"
+    lines = [f"K (u = u_eq - K (x - x_eq)): {len(inputs)} x {len(state)}, too wide to print; {where}"]
+    lines.append("gain per input (norm of its row of K; its largest entry):")
+    width = max(len(name) for name in inputs)
+    for name, row in zip(inputs, K):
+        k = int(np.argmax(np.abs(row)))
+        lines.append(f"  {name:<{width}}  |K| = {np.linalg.norm(row):<10.6g}  {state[k]}: {row[k] + 0.0:.6g}")
+    return lines
+
+
+def _wrapped(items: Sequence[str], width: int = WIDE - 2) -> list[str]:
+    """``items`` joined with ``, `` into lines of at most ``width`` characters (an item is never split; a line
+    ends with the comma that follows its last item)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += " " + item
+        else:
+            lines.append(item)
+        lines[-1] += ","
+    if lines:
+        lines[-1] = lines[-1][:-1]
+    return lines
+
+
 def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
@@ -235,14 +275,20 @@ def lqr_command(
         params=values,
     )
     click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, x)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
-    click.echo("K (u = u_eq - K (x - x_eq)):")
-    width = max(len(name) for name in pkg.INPUTS)
-    click.echo(f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in pkg.STATE))
-    for name, row in zip(pkg.INPUTS, result.K):
-        click.echo(f"  {name:<{width}}  " + " ".join(f"{value:12.6g}" for value in row))
-    click.echo("closed-loop poles:")
-    for line in _format_poles(result.poles):
-        click.echo(f"  {line}")
+    table = _gain_table(pkg.STATE, pkg.INPUTS, result.K)
+    if max(len(line) for line in table) <= WIDE:
+        click.echo("K (u = u_eq - K (x - x_eq)):")
+        for line in table:
+            click.echo(line)
+        click.echo("closed-loop poles:")
+        for line in _format_poles(result.poles):
+            click.echo(f"  {line}")
+    else:
+        for line in _gain_summary(pkg.STATE, pkg.INPUTS, result.K, save):
+            click.echo(line)
+        click.echo(f"closed-loop poles ({len(result.poles)}):")
+        for line in _wrapped(_format_poles(result.poles)):
+            click.echo(f"  {line}")
     if save:
         save_design(pkg, result, save, params=values)
         click.echo(f"wrote the design to {save}")
