@@ -1,4 +1,4 @@
-"""The control commands of the command line (sls/cli_control.py): ``sls lqr`` and ``sls simulate``.
+"""The control commands of the command line (sls/cli/control.py): ``sls lqr`` and ``sls simulate``.
 
 Gains, poles and designs saved as JSON; closed- and open-loop simulations with plot and CSV; every mistake and
 every failure of the generated code one ``error:`` line (no traceback), output paths checked before any work,
