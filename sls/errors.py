@@ -86,5 +86,12 @@ class ControlError(SlsError, ValueError):
     """
 
 
+class DesignFileError(ControlError):
+    """A saved control design (``sls lqr --save FILE``, :func:`sls.control.save_design`) is missing or is not
+    a design file. The command line exits with 2 for it, as for a usage mistake."""
+
+    exit_code = 2
+
+
 class MissingDependencyError(SlsError, RuntimeError):
     """An optional dependency (e.g. matplotlib for plots) is not installed."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from typing import TextIO
 
 __all__ = ["Progress"]
 
@@ -22,7 +23,9 @@ _ERASE = "\x1b[K"  # erase to the end of the line
 class Progress:
     """Progress of a job of ``total`` steps, written to ``stream`` (default: stderr)."""
 
-    def __init__(self, total: int, label: str, *, stream=None, delay: float = 1.0, plain_delay: float = 5.0) -> None:
+    def __init__(
+        self, total: int, label: str, *, stream: TextIO | None = None, delay: float = 1.0, plain_delay: float = 5.0
+    ) -> None:
         self.total = max(1, int(total))
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
@@ -88,7 +91,7 @@ class Progress:
         self.close()
 
 
-def _isatty(stream) -> bool:
+def _isatty(stream: TextIO) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):

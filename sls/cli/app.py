@@ -24,7 +24,7 @@ from sls.backends import TARGETS
 from sls.cli.values import parse_param
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
-from sls.model import with_name, with_ranges
+from sls.model import Model, with_name, with_ranges
 from sls.progress import Progress
 from sls.readers import (
     DEFAULT_EXAMPLE,
@@ -181,7 +181,7 @@ def load_model(
     velocity_constraints: tuple = (),
     ranges: tuple = (),
     floating_base: bool = False,
-):
+) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
     ``floating_base``: ``--floating-base`` of a URDF model).
 
@@ -242,7 +242,7 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str, floating_base: bool = False):
+def _load_named(model: str, floating_base: bool = False) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
@@ -350,8 +350,28 @@ def _load_named(model: str, floating_base: bool = False):
 )
 @click.option("--verbose", "-v", is_flag=True, help="Print per-stage timings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
-def generate_command(model, T, V, fric, x, params, inputs, forces, constraints, velocity_constraints, ranges, out,
-                     links, floating_base, simplify, target, chosen, model_name, verbose, quiet) -> None:
+def generate_command(
+    model: str | None,
+    T: str | None,
+    V: str | None,
+    fric: tuple[str, ...],
+    x: str | None,
+    params: tuple[str, ...],
+    inputs: tuple[str, ...],
+    forces: tuple[str, ...],
+    constraints: tuple[str, ...],
+    velocity_constraints: tuple[str, ...],
+    ranges: tuple[str, ...],
+    out: str,
+    links: int | None,
+    floating_base: bool,
+    simplify: bool,
+    target: str,
+    chosen: str | None,
+    model_name: str | None,
+    verbose: bool,
+    quiet: bool,
+) -> None:
     """Generate the equations of motion of MODEL into --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,

@@ -6,24 +6,28 @@ group; errors are :class:`sls.errors.SlsError` subclasses, which the group
 prints as one ``error: ...`` line.
 
 ``--lqr-from FILE`` of ``sls simulate`` reads the JSON that ``sls lqr --save
-FILE`` writes (equilibrium, gain, weights, the package's state and input
-names and fingerprint), so a design is computed once and simulated as often
-as needed, also with other parameter values (a robustness check).
+FILE`` writes; the file format is :mod:`sls.control.design`'s.
 """
 
 from __future__ import annotations
 
-import json
 import math
+import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 
-from sls.cli.values import parse_param
+from sls.cli.values import METHODS, parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 from sls.progress import Progress
+
+if TYPE_CHECKING:  # sls.control imports scipy: the commands import it when they run
+    from sls.control import LQRDesign
 
 __all__ = ["parse_vector", "parse_weight", "register"]
 
@@ -53,7 +57,7 @@ def _entries(text: str) -> list[str]:
     return text.replace(",", " ").split()
 
 
-def parse_vector(text: str, size: int, option: str, names: tuple = ()) -> np.ndarray:
+def parse_vector(text: str, size: int, option: str, names: Sequence[str] = ()) -> np.ndarray:
     """Parse ``"0 pi/18 0 0"`` (or comma-separated) into ``size`` numbers."""
     entries = _entries(text)
     if len(entries) != size:
@@ -86,8 +90,15 @@ def parse_weight(text: str, size: int, option: str) -> np.ndarray:
     return np.array([_number(e, option) for e in entries])
 
 
-def _params(texts: tuple) -> dict:
-    return dict(parse_param(p) for p in texts)
+def _params(pkg: ModuleType, texts: Sequence[str]) -> dict[str, float]:
+    """The ``--param`` values; a parameter of the package without a default must be among them."""
+    from sls.control.package import missing_params
+
+    values = dict(parse_param(p) for p in texts)
+    missing = missing_params(pkg, values)
+    if missing:
+        raise UsageError(f"parameter '{missing[0]}' has no default value; pass it with --param {missing[0]}=VALUE")
+    return values
 
 
 def _format_complex(value: complex) -> str:
@@ -114,61 +125,67 @@ def _format_poles(poles: np.ndarray) -> list[str]:
     return lines
 
 
-def _labelled(names, values) -> str:
+#: ``sls lqr`` prints K as a table up to this many characters wide, else a summary (gain norm per input).
+WIDE = 120
+
+
+def _gain_table(state: Sequence[str], inputs: Sequence[str], K: np.ndarray) -> list[str]:
+    """K as a table: a header of the state names, one row per input."""
+    width = max(len(name) for name in inputs)
+    lines = [f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in state)]
+    for name, row in zip(inputs, K):
+        lines.append(f"  {name:<{width}}  " + " ".join(f"{value:12.6g}" for value in row))
+    return lines
+
+
+def _gain_summary(state: Sequence[str], inputs: Sequence[str], K: np.ndarray, save: str | None) -> list[str]:
+    """K too wide for a table: its size, where it is saved, and per input the norm of its row and its largest entry."""
+    where = f"the full K is saved in {save}" if save else "--save FILE writes the full K (JSON)"
+    lines = [f"K (u = u_eq - K (x - x_eq)): {len(inputs)} x {len(state)}, too wide to print; {where}"]
+    lines.append("gain per input (norm of its row of K; its largest entry):")
+    width = max(len(name) for name in inputs)
+    for name, row in zip(inputs, K):
+        k = int(np.argmax(np.abs(row)))
+        lines.append(f"  {name:<{width}}  |K| = {np.linalg.norm(row):<10.6g}  {state[k]}: {row[k] + 0.0:.6g}")
+    return lines
+
+
+def _wrapped(items: Sequence[str], width: int = WIDE - 2) -> list[str]:
+    """``items`` joined with ``, `` into lines of at most ``width`` characters (an item is never split; a line
+    ends with the comma that follows its last item)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += " " + item
+        else:
+            lines.append(item)
+        lines[-1] += ","
+    if lines:
+        lines[-1] = lines[-1][:-1]
+    return lines
+
+
+def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
-def design_to_json(pkg, result, params: dict) -> dict:
-    """The JSON document ``sls lqr --save`` writes."""
-    from sls import __version__
+def _design(pkg: ModuleType, path: str, allow_other_model: bool) -> LQRDesign:
+    """The design in the file of ``--lqr-from``, made on this package's model unless ``--allow-other-model``;
+    its errors name the option."""
+    from sls.control.design import load_design, other_model
 
-    return {
-        "sls": __version__,
-        "kind": "lqr",
-        "fingerprint": getattr(pkg, "FINGERPRINT", None),
-        "state": list(pkg.STATE),
-        "inputs": list(pkg.INPUTS),
-        "params": params,
-        "x_eq": result.x_eq.tolist(),
-        "u_eq": result.u_eq.tolist(),
-        "K": result.K.tolist(),
-        "Q": result.Q.tolist(),
-        "R": result.R.tolist(),
-        "poles": [[float(p.real), float(p.imag)] for p in result.poles],
-    }
-
-
-def controller_from_json(pkg, path: Path):
-    """Read an ``sls lqr --save`` file; return ``(controller, x_eq, warnings)``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"--lqr-from {path}: no such file (write one with `sls lqr DIR ... --save {path}`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"--lqr-from {path}: not an sls lqr file: {exc}") from None
-    if not isinstance(data, dict) or data.get("kind") != "lqr" or not all(k in data for k in ("K", "x_eq", "u_eq")):
-        raise UsageError(f"--lqr-from {path}: not an sls lqr file (write one with `sls lqr DIR ... --save {path}`)")
-    if list(data.get("state", [])) != list(pkg.STATE) or list(data.get("inputs", [])) != list(pkg.INPUTS):
-        raise ControlError(
-            f"--lqr-from {path}: the design is for state [{', '.join(data.get('state', []))}] and inputs "
-            f"[{', '.join(data.get('inputs', []))}], "
-            f"but the package has [{', '.join(pkg.STATE)}] and [{', '.join(pkg.INPUTS)}]"
-        )
-    n2, m = 2 * pkg.N_DOF, pkg.N_INPUTS
-    try:
-        K = np.array(data["K"], dtype=float).reshape(m, n2)
-        x_eq = np.array(data["x_eq"], dtype=float).reshape(n2)
-        u_eq = np.array(data["u_eq"], dtype=float).reshape(m)
-    except (TypeError, ValueError):
-        raise UsageError(f"--lqr-from {path}: K, x_eq or u_eq has the wrong shape for this package") from None
-    warnings = []
-    if data.get("fingerprint") != getattr(pkg, "FINGERPRINT", None):
-        warnings.append(f"--lqr-from {path}: the design was computed on a package with another model fingerprint")
-
-    def controller(t, x):
-        return u_eq - K @ (x - x_eq)
-
-    return controller, x_eq, warnings
+        design = load_design(pkg, path, allow_other_model=True)
+    except ControlError as exc:
+        raise type(exc)(f"--lqr-from {exc}") from None
+    if design.fingerprint != getattr(pkg, "FINGERPRINT", None):
+        text = f"--lqr-from {other_model(path, design.fingerprint, pkg)}"
+        if not allow_other_model:
+            raise ControlError(
+                f"{text}: run sls lqr on this package again, or pass --allow-other-model to use it all the same"
+            )
+        click.echo(f"warning: {text}; using it as --allow-other-model asks", err=True)
+    return design
 
 
 def register(group: click.Group) -> None:
@@ -226,7 +243,9 @@ _PARAM_OPTION = click.option(
     metavar="FILE",
     help="Write the design as JSON (for sls simulate --lqr-from FILE).",
 )
-def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
+def lqr_command(
+    package_dir: str, x_eq: str, u_eq: str | None, Q: str, R: str, params: tuple[str, ...], save: str | None
+) -> None:
     """LQR gain K and closed-loop poles at an equilibrium of the package in DIR.
 
     DIR is a folder written by `sls generate --out DIR`. The control law is
@@ -236,12 +255,12 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --R 1 --save gain.json
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
-    from sls.control import equilibrium_input, load_package, lqr
+    from sls.control import equilibrium_input, load_package, lqr, save_design
 
     if save:
         check_output_file(save, "--save")
     pkg = load_package(package_dir)
-    values = _params(params)
+    values = _params(pkg, params)
     x = parse_vector(x_eq, 2 * pkg.N_DOF, "--x-eq", pkg.STATE)
     if u_eq is None:
         u, _ = equilibrium_input(pkg, x, params=values)
@@ -256,21 +275,22 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
         params=values,
     )
     click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, x)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
-    click.echo("K (u = u_eq - K (x - x_eq)):")
-    width = max(len(name) for name in pkg.INPUTS)
-    click.echo(f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in pkg.STATE))
-    for name, row in zip(pkg.INPUTS, result.K):
-        click.echo(f"  {name:<{width}}  " + " ".join(f"{value:12.6g}" for value in row))
-    click.echo("closed-loop poles:")
-    for line in _format_poles(result.poles):
-        click.echo(f"  {line}")
+    table = _gain_table(pkg.STATE, pkg.INPUTS, result.K)
+    if max(len(line) for line in table) <= WIDE:
+        click.echo("K (u = u_eq - K (x - x_eq)):")
+        for line in table:
+            click.echo(line)
+        click.echo("closed-loop poles:")
+        for line in _format_poles(result.poles):
+            click.echo(f"  {line}")
+    else:
+        for line in _gain_summary(pkg.STATE, pkg.INPUTS, result.K, save):
+            click.echo(line)
+        click.echo(f"closed-loop poles ({len(result.poles)}):")
+        for line in _wrapped(_format_poles(result.poles)):
+            click.echo(f"  {line}")
     if save:
-        document = design_to_json(pkg, result, values)
-        try:
-            with replacing(save) as temporary:
-                temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise OutputError(f"{save}: cannot write the design: {exc.strerror or exc}") from None
+        save_design(pkg, result, save, params=values)
         click.echo(f"wrote the design to {save}")
 
 
@@ -286,13 +306,19 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
     metavar="FILE",
     help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
 )
+@click.option(
+    "--allow-other-model",
+    "allow_other_model",
+    is_flag=True,
+    help="Use an --lqr-from design made for another model (another fingerprint) with the same state and inputs.",
+)
 @_PARAM_OPTION
 @click.option(
     "--plot",
     "plot",
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).',
+    help="Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).",
 )
 @click.option(
     "--csv",
@@ -303,11 +329,32 @@ def lqr_command(package_dir, x_eq, u_eq, Q, R, params, save) -> None:
 )
 @click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")
 @click.option(
-    "--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator (RK45)."
+    "--method",
+    default="RK45",
+    show_default=True,
+    type=click.Choice(METHODS),
+    help="The integrator: RK45, RK23, DOP853 (explicit) or Radau, BDF, LSODA (for stiff models, e.g. steep "
+    "friction; they get the analytic Jacobian).",
 )
+@click.option("--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator.")
 @click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
-def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, csv, points, rtol, atol, quiet) -> None:
+def simulate_command(
+    package_dir: str,
+    x0: str,
+    t_end: float,
+    t_start: float,
+    lqr_from: str | None,
+    allow_other_model: bool,
+    params: tuple[str, ...],
+    plot: str | None,
+    csv: str | None,
+    points: int,
+    method: str,
+    rtol: float,
+    atol: float,
+    quiet: bool,
+) -> None:
     """Simulate the nonlinear model in DIR from --x0, open loop or with an LQR design.
 
     DIR is a folder written by `sls generate --out DIR`. Prints the final
@@ -319,7 +366,7 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
       sls simulate cart_pole --x0 "0 10*pi/180 0 0" --t-end 8 --lqr-from gain.json --plot cart_pole.png
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
-    from sls.control import load_package, settling_time, simulate
+    from sls.control import StiffnessWarning, load_package, settling_time, simulate
 
     if plot:
         from sls.control.plot import require_matplotlib
@@ -333,25 +380,39 @@ def simulate_command(package_dir, x0, t_end, t_start, lqr_from, params, plot, cs
     if not (rtol > 0 and atol > 0):
         raise UsageError("--rtol and --atol must be positive")
     pkg = load_package(package_dir)
-    values = _params(params)
+    values = _params(pkg, params)
     x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
     controller, x_eq = None, None
     if lqr_from:
-        controller, x_eq, warnings = controller_from_json(pkg, Path(lqr_from))
-        for warning in warnings:
-            click.echo(f"warning: {warning}", err=True)
+        controller = _design(pkg, lqr_from, allow_other_model)
+        x_eq = controller.x_eq
     t_eval = np.linspace(t_start, t_end, points)
-    kwargs = dict(params=values, t_eval=t_eval, rtol=rtol, atol=atol)
-    if quiet:
-        result = simulate(pkg, x, (t_start, t_end), controller, **kwargs)
-    else:
-        span = t_end - t_start
-        with Progress(1000, "simulating") as bar:
+    bar = None if quiet else Progress(1000, "simulating")
 
-            def progress(t):
-                bar.update(int(1000 * (t - t_start) / span), f"t = {t:.4g} s")
+    def progress(t: float) -> None:
+        if bar is not None:
+            bar.update(int(1000 * (t - t_start) / (t_end - t_start)), f"t = {t:.4g} s")
 
-            result = simulate(pkg, x, (t_start, t_end), controller, progress=progress, **kwargs)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StiffnessWarning)  # said below as one warning line
+            result = simulate(
+                pkg,
+                x,
+                (t_start, t_end),
+                controller,
+                method=method,
+                params=values,
+                progress=progress,
+                t_eval=t_eval,
+                rtol=rtol,
+                atol=atol,
+            )
+    finally:
+        if bar is not None:
+            bar.close()
+    if result.hint:
+        click.echo(f"warning: {result.hint}", err=True)
     if not result.success:
         raise ControlError(f"the integration stopped at t = {result.t[-1]:.6g}: {result.message}")
     if plot:

@@ -7,6 +7,10 @@ import math
 
 from sls.errors import UsageError
 
+#: The integrators of ``sls simulate --method`` (those of :func:`sls.control.simulate`, which imports scipy: named
+#: here so that the command line starts without it).
+METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
 
 def parse_param(text: str) -> tuple[str, float]:
     """Parse ``NAME=NUMBER`` (a ``--param`` value)."""

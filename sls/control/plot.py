@@ -10,7 +10,10 @@ so plotting works headless.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +25,7 @@ __all__ = ["plot_simulation", "require_matplotlib", "simulation_figure"]
 INSTALL_HINT = "writing a plot needs matplotlib, which is not installed; install it with: pip install matplotlib"
 
 
-def require_matplotlib():
+def require_matplotlib() -> ModuleType:
     """Import and return ``matplotlib.figure``, or raise :class:`MissingDependencyError`."""
     try:
         import matplotlib.figure
@@ -31,7 +34,15 @@ def require_matplotlib():
     return matplotlib.figure
 
 
-def plot_simulation(result, state_names, path, *, input_names=(), title: str | None = None, dpi: int = 80) -> Path:
+def plot_simulation(
+    result: Any,
+    state_names: Sequence[str],
+    path: str | Path,
+    *,
+    input_names: Sequence[str] = (),
+    title: str | None = None,
+    dpi: int = 80,
+) -> Path:
     """Write a PNG (or any format matplotlib infers from ``path``) of a simulation.
 
     Panels: the coordinates q(t), the rates q̇(t), the inputs u(t) when
@@ -64,7 +75,9 @@ def plot_simulation(result, state_names, path, *, input_names=(), title: str | N
 LEGEND_ROWS = 10
 
 
-def simulation_figure(result, state_names, *, input_names=(), title: str | None = None):
+def simulation_figure(
+    result: Any, state_names: Sequence[str], *, input_names: Sequence[str] = (), title: str | None = None
+) -> Any:
     """The :func:`plot_simulation` figure (a ``matplotlib.figure.Figure``).
 
     Legends sit to the right of the axes, never over the curves (several

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 try:
@@ -53,7 +54,7 @@ raise ImportError(
 
 
 @contextlib.contextmanager
-def replacing(path: str | Path):
+def replacing(path: str | Path) -> Iterator[Path]:
     """Write a single output file atomically: yield a temporary path next to
     ``path``; on success it replaces ``path`` in one rename, on failure it is
     removed, so ``path`` never holds a half-written file. The file gets the

@@ -1,4 +1,4 @@
-"""The control commands of the command line (sls/cli_control.py): ``sls lqr`` and ``sls simulate``.
+"""The control commands of the command line (sls/cli/control.py): ``sls lqr`` and ``sls simulate``.
 
 Gains, poles and designs saved as JSON; closed- and open-loop simulations with plot and CSV; every mistake and
 every failure of the generated code one ``error:`` line (no traceback), output paths checked before any work,
@@ -340,3 +340,50 @@ def test_ctrl_c_during_simulate_says_interrupted(folders):
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert stderr == "error: interrupted\n"
+
+
+# --------------------------------------------------------------------------
+# sls lqr on a large model: a summary instead of the table
+
+
+def test_cli_lqr_summarizes_a_gain_too_wide_to_print(tmp_path):
+    from sls.readers.nlink import nlink_pendulum
+
+    sls.generate(nlink_pendulum(6), tmp_path / "chain")  # 12 states, 6 inputs: a K table 170 characters wide
+    gain = tmp_path / "gain.json"
+    result = run_cli("lqr", tmp_path / "chain", "--x-eq", " ".join(["0"] * 12), "--Q", "1", "--R", "1", "--save", gain)
+    assert result.exit_code == 0, result.stderr
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines[2:-1]) <= 120, "the lines naming files and the equilibrium aside"
+    assert lines[1] == f"K (u = u_eq - K (x - x_eq)): 6 x 12, too wide to print; the full K is saved in {gain}"
+    K = np.array(json.loads(gain.read_text())["K"])
+    expected = control.lqr(tmp_path / "chain", np.zeros(12), Q=1, R=1)
+    np.testing.assert_allclose(K, expected.K, rtol=1e-12)
+    state = expected.K.shape[1]
+    for i, row in enumerate(expected.K):  # the norm of each input's row, against numpy's
+        printed = lines[3 + i].split()
+        assert printed[0] == f"u{i + 1}" and printed[1:3] == ["|K|", "="]
+        assert float(printed[3]) == pytest.approx(np.linalg.norm(row), rel=1e-5)
+    assert lines[9] == f"closed-loop poles ({state}):"
+    assert " ± " in result.output and "wrote the design to" in lines[-1]
+    unsaved = run_cli("lqr", tmp_path / "chain", "--x-eq", " ".join(["0"] * 12))
+    assert "--save FILE writes the full K (JSON)" in unsaved.output
+
+
+def test_cli_lqr_prints_a_small_gain_as_a_table(folders):
+    """The cart-pole output the README and docs/control.md show, line for line (numbers from the API)."""
+    design = control.lqr(folders["cart_pole"], np.zeros(4), Q=[10, 10, 1, 1], R=1)
+    result = run_cli("lqr", folders["cart_pole"], "--x-eq", "0 0 0 0", "--Q", "10 10 1 1", "--R", "1")
+    K = design.K[0]
+    real = sorted(design.poles[np.abs(design.poles.imag) < 1e-12].real)
+    pair = design.poles[design.poles.imag > 1e-12][0]
+    assert result.output.splitlines() == [
+        "equilibrium: x_eq = [s=0, th=0, ds=0, dth=0], u_eq = [F=0]",
+        "K (u = u_eq - K (x - x_eq)):",
+        "                s           th           ds          dth",
+        "  F  " + " ".join(f"{value:12.6g}" for value in K),
+        "closed-loop poles:",
+        f"  {real[0]:.6g}",
+        f"  {real[1]:.6g}",
+        f"  {pair.real:.6g} ± {pair.imag:.6g}j",
+    ]

@@ -1,4 +1,4 @@
-"""The control workflow (sls/control.py): input maps, equilibrium, LQR, ZOH, simulation, dlqr, ctrb, state_space.
+"""The control workflow (sls/control/): input maps, equilibrium, LQR, ZOH, simulation, dlqr, ctrb, state_space.
 
 Failures of the generated code (a singular mass matrix, a state outside the model's domain) end in one
 ControlError naming the function, the state and the cause. The commands ``sls lqr``/``sls simulate``:

@@ -1,0 +1,148 @@
+"""Control designs saved as files: the JSON that ``sls lqr --save FILE`` writes and ``sls simulate --lqr-from FILE``
+reads, so that a design is computed once and simulated as often as needed (also with other parameter values,
+a robustness check).
+
+The document (``"kind": "lqr"``) holds the sls version, the fingerprint of the
+generated package the design was made on (its ``FINGERPRINT``), the package's
+state and input names, the parameter values of the design, ``x_eq`` (2n),
+``u_eq`` (m), ``K`` (m × 2n), ``Q``, ``R`` and the closed-loop poles as
+``[real, imag]`` pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from sls.control.package import Package, load_package
+from sls.control.riccati import LQRResult
+from sls.errors import ControlError, DesignFileError, OutputError
+from sls.output.write import replacing
+
+__all__ = ["LQRDesign", "design_document", "load_design", "save_design"]
+
+KIND = "lqr"
+
+
+@dataclass(frozen=True)
+class LQRDesign:
+    """An LQR design read from a file: the controller ``u = u_eq − K (x − x_eq)``, callable as ``design(t, x)``."""
+
+    K: np.ndarray  #: (m, 2n) gain
+    x_eq: np.ndarray  #: (2n,) equilibrium state
+    u_eq: np.ndarray  #: (m,) equilibrium input
+    #: fingerprint of the package the design was made on (None: not recorded)
+    fingerprint: str | None = None
+    #: parameter values the design was made with
+    params: dict[str, float] = field(default_factory=dict)
+
+    def __call__(self, t: float, x: object) -> np.ndarray:
+        u: np.ndarray = self.u_eq - self.K @ (np.asarray(x, dtype=float) - self.x_eq)
+        return u
+
+    controller = __call__
+
+
+def design_document(pkg: Package, result: LQRResult, params: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The JSON document of an LQR design made on ``pkg`` with the parameter values ``params``."""
+    from sls import __version__
+
+    module = load_package(pkg)
+    return {
+        "sls": __version__,
+        "kind": KIND,
+        "fingerprint": getattr(module, "FINGERPRINT", None),
+        "state": list(module.STATE),
+        "inputs": list(module.INPUTS),
+        "params": dict(params or {}),
+        "x_eq": result.x_eq.tolist(),
+        "u_eq": result.u_eq.tolist(),
+        "K": result.K.tolist(),
+        "Q": result.Q.tolist(),
+        "R": result.R.tolist(),
+        "poles": [[float(p.real), float(p.imag)] for p in result.poles],
+    }
+
+
+def save_design(
+    pkg: Package, result: LQRResult, path: str | Path, *, params: Mapping[str, float] | None = None
+) -> Path:
+    """Write the design ``result`` made on ``pkg`` (with ``params``) to ``path`` as JSON, atomically."""
+    document = design_document(pkg, result, params)
+    try:
+        with replacing(path) as temporary:
+            temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the design: {exc.strerror or exc}") from None
+    return Path(path)
+
+
+def read_design(path: str | Path) -> dict[str, Any]:
+    """The document of a design file, checked to be one (:class:`~sls.errors.DesignFileError` if not)."""
+    hint = f"write one with `sls lqr DIR ... --save {path}`"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DesignFileError(f"{path}: no such file ({hint})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DesignFileError(f"{path}: not an sls lqr file: {exc}") from None
+    if not isinstance(data, dict) or data.get("kind") != KIND or not all(k in data for k in ("K", "x_eq", "u_eq")):
+        raise DesignFileError(f"{path}: not an sls lqr file ({hint})")
+    return data
+
+
+def load_design(pkg: Package, path: str | Path, *, allow_other_model: bool = False) -> LQRDesign:
+    """Read the design file ``path`` for the package ``pkg``.
+
+    The design must be for the package's state and inputs (same names, same
+    order), and made on this very model: the fingerprint it saved must be the
+    package's ``FINGERPRINT`` (a package regenerated from another model, or
+    with other parameter defaults, has another one), else
+    :class:`~sls.errors.ControlError` naming both fingerprints.
+    ``allow_other_model=True`` accepts a design of another model with the
+    same state and inputs (e.g. to test a gain's robustness on purpose). A
+    missing file or one that is not a design raises
+    :class:`~sls.errors.DesignFileError`.
+    """
+    module = load_package(pkg)
+    data = read_design(path)
+    _check_names(module, data, path)
+    n2, m = 2 * module.N_DOF, module.N_INPUTS
+    try:
+        K = np.array(data["K"], dtype=float).reshape(m, n2)
+        x_eq = np.array(data["x_eq"], dtype=float).reshape(n2)
+        u_eq = np.array(data["u_eq"], dtype=float).reshape(m)
+    except (TypeError, ValueError):
+        raise DesignFileError(f"{path}: K, x_eq or u_eq has the wrong shape for this package") from None
+    fingerprint = data.get("fingerprint")
+    if not allow_other_model and fingerprint != getattr(module, "FINGERPRINT", None):
+        raise ControlError(
+            other_model(path, fingerprint, module)
+            + ": design again on this package, or pass allow_other_model=True to use it all the same"
+        )
+    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    return LQRDesign(K=K, x_eq=x_eq, u_eq=u_eq, fingerprint=fingerprint, params=dict(params or {}))
+
+
+def other_model(path: str | Path, fingerprint: object, module: ModuleType) -> str:
+    """What to say about a design whose saved ``fingerprint`` is not the package's (without the way out)."""
+    current = getattr(module, "FINGERPRINT", None)
+    return (
+        f"{path}: the design was made for another model (fingerprint {fingerprint or 'none'}; this package: "
+        f"{current or 'none'})"
+    )
+
+
+def _check_names(module: ModuleType, data: dict[str, Any], path: str | Path) -> None:
+    state, inputs = list(data.get("state", [])), list(data.get("inputs", []))
+    if state != list(module.STATE) or inputs != list(module.INPUTS):
+        raise ControlError(
+            f"{path}: the design is for state [{', '.join(state)}] and inputs [{', '.join(inputs)}], "
+            f"but the package has [{', '.join(module.STATE)}] and [{', '.join(module.INPUTS)}]"
+        )
