@@ -181,16 +181,19 @@ def load_model(
     velocity_constraints: tuple = (),
     ranges: tuple = (),
     floating_base: bool = False,
+    kinematics: tuple = (),
 ) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
     ``floating_base``: ``--floating-base`` of a URDF model).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
+    ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
+    generalized speeds).
     """
     if links is not None and model != NLINK:
         raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
     inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
-    inline = inline or bool(constraints) or bool(velocity_constraints)
+    inline = inline or bool(constraints) or bool(velocity_constraints) or bool(kinematics)
     param_values = dict(parse_param(p) for p in params)
     range_values = dict(parse_range(r) for r in ranges)
     if model is not None and inline:
@@ -215,6 +218,7 @@ def load_model(
             constraints=list(constraints) or None,
             velocity_constraints=list(velocity_constraints) or None,
             ranges=range_values or None,
+            kinematics=list(kinematics) or None,
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
@@ -297,6 +301,14 @@ def _load_named(model: str, floating_base: bool = False) -> Model:
     help="Velocity (rolling) constraint a(q) qdot = 0, linear in qdot, repeatable (inline model).",
 )
 @click.option(
+    "--kinematics",
+    "kinematics",
+    multiple=True,
+    metavar="EXPR",
+    help="Kinematic equation qdot_i = S(q) v, one per coordinate in order, repeatable (inline model): the second "
+    "half of --x are then generalized speeds.",
+)
+@click.option(
     "--range",
     "ranges",
     multiple=True,
@@ -362,6 +374,7 @@ def generate_command(
     constraints: tuple[str, ...],
     velocity_constraints: tuple[str, ...],
     ranges: tuple[str, ...],
+    kinematics: tuple[str, ...],
     out: str,
     links: int | None,
     floating_base: bool,
@@ -389,7 +402,20 @@ def generate_command(
     meta["sls.input"] = model if model is not None else ("the inline model" if inline else DEFAULT_EXAMPLE)
     meta["sls.verbose"] = verbose
     loaded = load_model(
-        model, T, V, fric, x, params, inputs, forces, links, constraints, velocity_constraints, ranges, floating_base
+        model,
+        T,
+        V,
+        fric,
+        x,
+        params,
+        inputs,
+        forces,
+        links,
+        constraints,
+        velocity_constraints,
+        ranges,
+        floating_base,
+        kinematics,
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)

@@ -47,6 +47,10 @@ class Dynamics:
     ``q̈`` it gives the lower half of ``A = −M⁻¹ ∂r/∂x`` without ``∂M/∂q``
     (see :func:`~sls.derive.graph_route.derive_on_graph`).
 
+    A model with generalized speeds (``model.kinematics``) also has ``kinematics`` (n): ``q̇ = S(q) v``, and
+    ``kinematics_jac`` (n, 2n): its Jacobian, the upper rows of the linearization's ``A``; empty otherwise
+    (``q̇ = v``).
+
     ``arrays`` (set by :func:`~sls.derive.routes.derive`) holds every array the generated
     functions evaluate, by name (:func:`~sls.derive.named_arrays.function_arrays`); with
     ``derive(..., wanted=...)`` only the wanted ones, and the fields nothing
@@ -76,6 +80,8 @@ class Dynamics:
     constraint_bias: tuple = ()
     constraint_bias_jac: tuple = ()
     residual_jac: tuple = ()
+    kinematics: tuple = ()
+    kinematics_jac: tuple = ()
     arrays: dict | None = None
 
     def as_sympy(self, array: tuple) -> tuple:

@@ -16,6 +16,7 @@ from sls.derive.dynamics import Dynamics
 from sls.derive.expanded import derive_expanded
 from sls.derive.graph_route import derive_on_graph
 from sls.derive.named_arrays import ARRAY_NAMES, check_wanted, function_arrays
+from sls.derive.speeds_route import derive_with_speeds
 from sls.derive.tree_route import derive_on_tree
 from sls.errors import ModelError
 from sls.model import Model
@@ -42,7 +43,7 @@ def choose_method(model: Model, simplify: bool = False) -> str:
     route is taken. Models that the graph cannot hold (e.g. ``Piecewise``)
     stay on the expanded route.
     """
-    if simplify:
+    if simplify or getattr(model, "kinematics", None) is not None:
         return "expanded"
     if getattr(model, "tree", None) is not None:
         return "tree"
@@ -80,6 +81,14 @@ def derive(
     wanted = check_wanted(wanted)
     if method == "auto":
         method = choose_method(model, simplify)
+    if getattr(model, "kinematics", None) is not None:
+        if method != "expanded":
+            raise ModelError(
+                f"a model with generalized speeds (kinematics) is derived on the expanded route; got method={method!r}"
+            )
+        speeds = derive_with_speeds(model, simplify, wanted)
+        names = None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]
+        return replace(speeds, arrays=function_arrays(speeds, names))
     if method == "tree":
         if getattr(model, "tree", None) is None:
             raise ValueError("the tree route needs a robot model (model.tree, e.g. from a URDF file)")

@@ -1,7 +1,7 @@
 """Equations of motion in generalized speeds (Boltzmann–Hamel): ``M(q) v̇ + C(q, v) v + φ(q) = Q_v``.
 
 With coordinates ``q`` (n_q), speeds ``v`` (n_v) and kinematics ``q̇ = S(q) v``
-(:class:`~sls.derive.kinematics.Kinematics`), the kinetic energy written in
+(:class:`~sls.model.kinematics.Kinematics`), the kinetic energy written in
 the speeds ``T(q, v) = ½ vᵀ M(q) v`` and the potential energy ``V(q)``:
 
 * ``M = ∂²T/∂v²`` (n_v, n_v), the momentum ``p = ∂T/∂v = M v``;
@@ -27,7 +27,7 @@ on the columns of ``S`` (Kane's method) gives the same: a point ``r(q)`` of mass
 ``m a·V_r = d/dt(∂T/∂v_r) − X_r T − m ṙ·Σ_b v_b (X_b V_r − X_r V_b)`` with
 ``X_b V_r − X_r V_b = (∂r/∂q)[s_b, s_r]``. When every bracket stays in the span
 of ``S`` (``[s_b, s_r] = Σ_j γ^j_br s_j``, checked by
-:func:`~sls.derive.kinematics.structure_coefficients`) the last term is
+:func:`~sls.model.kinematics.structure_coefficients`) the last term is
 ``Σ_jb γ^j_rb v_b p_j``, fixed by ``T(q, v)`` alone and the same for every left
 inverse ``W``; otherwise (nonholonomic ``S``) it is not, and such kinematics are refused.
 
@@ -52,8 +52,8 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.calculus import diff
-from sls.derive.kinematics import Kinematics, directional
 from sls.model import quadratic_terms
+from sls.model.kinematics import Kinematics, directional
 
 ZERO = sympy.Integer(0)
 

@@ -14,6 +14,7 @@ from sls.errors import ModelError
 from sls.model.constraints import check_constraints
 from sls.model.energies import check_kinetic_energy, check_potential_energy, order_hint
 from sls.model.entries import as_list, expression, symbols_in, vector
+from sls.model.kinematics import kinematic_matrix
 from sls.model.loads import check_forces, load_forces
 from sls.model.model import Model
 from sls.model.names import check_name, check_value, safe_label
@@ -39,6 +40,7 @@ def build_model(
     renamed: tuple = (),
     tree: Robot | None = None,
     ranges: dict | None = None,
+    kinematics: object | None = None,
 ) -> Model:
     """Check the structure of a model and return it as a :class:`Model`.
 
@@ -50,8 +52,10 @@ def build_model(
     ``velocity_constraints`` (linear in q̇) and ``loads`` (dicts, see
     :func:`load_forces`) are optional. ``ranges`` maps state names to
     ``(low, high)``: where the model lives, the only states the checks of
-    :mod:`sls.derive.validate` sample (see :func:`check_ranges`). Raises
-    :class:`ModelError` naming the problem.
+    :mod:`sls.derive.validate` sample (see :func:`check_ranges`).
+    ``kinematics`` (n expressions, linear in the second half of ``state``) makes that half generalized speeds:
+    ``q̇ = S(q) v`` (see :func:`sls.model.kinematics.kinematic_matrix`); ``T``, forces and friction are then
+    written in ``q`` and ``v``. Raises :class:`ModelError` naming the problem.
     """
     name = safe_label(name, "model")
     source = safe_label(source, "Python API")
@@ -66,8 +70,9 @@ def build_model(
     defaults = {pname: check_value(pname, value) for pname, value in params.items()}
 
     fric = vector(fric, n, "fric", "friction")
+    rates = speed_kinematics(kinematics, q, dq)
     if forces is None and inputs is None:
-        input_symbols = tuple(symbol(f"u{i + 1}") for i in range(n))
+        input_symbols = implicit_inputs(n, state_names, rates is not None)
         actuated = True
         force_exprs = input_symbols
     else:
@@ -105,18 +110,22 @@ def build_model(
         raise ModelError(f"{exc}{order_hint(T, V, q, dq)}") from None
     user_fric = fric
     if loads:
-        loaded = load_forces(loads, q, dq, input_symbols, actuated)
+        loaded = load_forces(loads, q, dq, input_symbols, actuated, kinematics=rates)
         force_exprs = tuple(f + g if g != 0 else f for f, g in zip(force_exprs, loaded))
     force_exprs, input_free = check_forces(force_exprs, input_symbols, actuated)
     if any(f != 0 for f in input_free):  # the input-free generalized forces move to the left-hand side
         fric = tuple(f - g if g != 0 else f for f, g in zip(fric, input_free))
+    for i, rate in enumerate(rates or ()):
+        used_inputs = sorted(s.name for s in rate.free_symbols & set(input_symbols))
+        if used_inputs:
+            raise ModelError(f"kinematics[{i}]: the kinematic equations cannot depend on the input {used_inputs[0]}")
     holonomic, rolling = check_constraints(constraints, velocity_constraints, q, dq, input_symbols)
     declared_ranges = check_ranges(ranges, q + dq)
     stabilization = check_value("constraint_stabilization", stabilization)
     if stabilization < 0:
         raise ModelError(f"constraint_stabilization: the Baumgarte rate must be >= 0 (0: off), got {stabilization:g}")
 
-    used = set().union(*(symbols_in(e) for e in (T, V, *fric, *force_exprs, *holonomic, *rolling)))
+    used = set().union(*(symbols_in(e) for e in (T, V, *fric, *force_exprs, *holonomic, *rolling, *(rates or ()))))
     known = set(q + dq + input_symbols)
     free_names = sorted(s.name for s in used - known)
     for pname in free_names:
@@ -145,7 +154,29 @@ def build_model(
         renamed=tuple(renamed),
         tree=tree,
         ranges=declared_ranges,
+        kinematics=rates,
     )
+
+
+def implicit_inputs(n: int, state_names: list, speeds: bool) -> tuple:
+    """The inputs of a model without an input map: ``u1 … un``, or ``tau1 … taun`` when the model has
+    generalized speeds named ``u1 … un`` (as Kane's method names them)."""
+    names = [f"u{i + 1}" for i in range(n)]
+    if speeds and any(name in state_names for name in names):
+        names = [f"tau{i + 1}" for i in range(n)]
+    return tuple(symbol(name) for name in names)
+
+
+def speed_kinematics(kinematics: object | None, q: tuple, v: tuple) -> tuple | None:
+    """The checked kinematic equations ``q̇ = S(q) v`` (length n), or ``None`` when there are none or they are
+    ``q̇ = v`` entry by entry (the model is then the same as one without them, byte for byte)."""
+    if kinematics is None:
+        return None
+    rates = tuple(expression(e, f"kinematics[{i}]") for i, e in enumerate(as_list(kinematics, "kinematics")))
+    kinematic_matrix(rates, q, v)  # linear in the speeds, every speed used: refused in one line otherwise
+    if all(rate == speed for rate, speed in zip(rates, v)):
+        return None
+    return rates
 
 
 def _split_state(state: list) -> tuple[tuple, tuple]:

@@ -9,6 +9,7 @@ from sls.algebra.calculus import diff
 from sls.errors import ModelError, ModelTypeError, brief
 from sls.model.energies import check_linear_in_velocities
 from sls.model.entries import as_list, expression
+from sls.model.kinematics import kinematic_matrix
 from sls.model.names import closest, unknown_key
 
 
@@ -57,7 +58,9 @@ def diff_piecewise(expr: sympy.Expr, s: sympy.Symbol) -> sympy.Expr:
 LOAD_KINDS = (("point", "force"), ("angle", "torque"), ("angular_velocity", "torque"))
 
 
-def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool) -> tuple:
+def load_forces(
+    loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool, kinematics: tuple | None = None
+) -> tuple:
     """The generalized forces of ``loads`` (length n), summed.
 
     Each load is a dict: ``point`` (2 or 3 position expressions in q) with
@@ -66,7 +69,12 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
     ``(∂angle/∂q)ᵀ torque``; or ``angular_velocity`` (3 expressions linear in
     q̇) with ``torque`` (3 components): ``(∂ω/∂q̇)ᵀ torque``. Force and torque
     components may use inputs, states and parameters.
+
+    With generalized speeds (``kinematics``: ``q̇ = S(q) v``, ``dq`` the speeds) the forces are taken along the
+    speeds: ``(∂point/∂q S)ᵀ force`` and ``(∂angle/∂q S)ᵀ torque``; ``angular_velocity`` is then written in
+    the speeds.
     """
+    S = kinematic_matrix(kinematics, q, dq) if kinematics is not None else None
     n = len(q)
     total = [sympy.Integer(0)] * n
     for i, load in enumerate(as_list(loads, "loads")):
@@ -132,6 +140,8 @@ def load_forces(loads: list, q: tuple, dq: tuple, inputs: tuple, actuated: bool)
             ]
         else:
             jac = [[diff_piecewise(e, c) for c in q] for e in position]
+            if S is not None:
+                jac = [[sympy.Add(*(row[i] * S[i][k] for i in range(n))) for k in range(len(dq))] for row in jac]
         for k in range(n):
             term = sympy.Add(*(jac[j][k] * amount[j] for j in range(len(position))))
             if term != 0:

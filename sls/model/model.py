@@ -75,6 +75,11 @@ class Model:
     functions : tuple of str or None
         The generated functions chosen (their dependencies are added, see
         :func:`sls.functions.for_model`); ``None``: every one.
+    kinematics : tuple of sympy.Expr, length n, or None
+        Generalized speeds: the kinematic equations ``q̇ = S(q) v``, one
+        expression per coordinate, linear in the speeds ``dq`` (which are then
+        speeds, not rates: ``T``, forces, friction and loads are written in
+        ``q`` and ``v``). ``None``: the speeds are the rates, ``v = q̇``.
     ranges : dict str → (float, float)
         Where the model lives: declared ``(low, high)`` intervals of state
         variables (coordinates or rates), in state order. The checks of
@@ -104,6 +109,7 @@ class Model:
     tree: Robot | None = None
     functions: tuple | None = None
     ranges: dict = field(default_factory=dict)
+    kinematics: tuple | None = None
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.
@@ -159,6 +165,11 @@ class Model:
     def k(self) -> int:
         """Number of constraints (holonomic first, then velocity constraints)."""
         return len(self.constraints) + len(self.velocity_constraints)
+
+    @property
+    def qdot(self) -> tuple:
+        """``q̇`` in the state (length n): the kinematic equations ``S(q) v``, or the rates themselves."""
+        return self.kinematics if self.kinematics is not None else self.dq
 
     @property
     def constrained(self) -> bool:

@@ -86,6 +86,7 @@ def load_python(path: str | Path) -> Model:
             loads=namespace.get("loads"),
             stabilization=namespace.get("constraint_stabilization", 0.0),
             ranges=namespace.get("ranges"),
+            kinematics=namespace.get("kinematics"),
         )
     except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None
@@ -96,6 +97,7 @@ def load_python(path: str | Path) -> Model:
 MODEL_KEYS = (
     "state", "T", "V", "fric", "params", "inputs", "forces",
     "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions", "ranges",
+    "kinematics",
 )
 
 
@@ -110,7 +112,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ModelFileError(f"{filename}: key 'params' must be a table of NAME = NUMBER")
-    for key in ("state", "inputs", "forces", "constraints", "velocity_constraints"):
+    for key in ("state", "inputs", "forces", "constraints", "velocity_constraints", "kinematics"):
         if key in data and not isinstance(data[key], list):
             raise ModelFileError(f"{filename}: key '{key}' must be a list of strings")
     if "loads" in data and not (isinstance(data["loads"], list) and all(isinstance(t, dict) for t in data["loads"])):
@@ -152,6 +154,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             loads=data.get("loads"),
             stabilization=stabilization,
             ranges=data.get("ranges"),
+            kinematics=data.get("kinematics"),
         )
     except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
         if str(exc).startswith(filename):

@@ -26,6 +26,7 @@ def model_from_strings(
     loads: list | None = None,
     stabilization: float = 0.0,
     ranges: dict | None = None,
+    kinematics: list | None = None,
 ) -> Model:
     """Build a model from expression strings (TOML files and CLI flags).
 
@@ -33,7 +34,8 @@ def model_from_strings(
     ``constraints``/``velocity_constraints`` are lists of strings, ``loads``
     a list of tables of strings (see :func:`sls.model.load_forces`), ``ranges`` a dict
     of state name → ``[low, high]`` (see :func:`sls.model.check_ranges`). Strings are parsed
-    by :func:`sls.algebra.expressions.parse_expression` (never evaluated as code).
+    by :func:`sls.algebra.expressions.parse_expression` (never evaluated as code). ``kinematics`` (n strings,
+    ``q̇ = S(q) v``) makes the second half of ``state`` generalized speeds (see :func:`sls.model.build_model`).
     """
     if isinstance(fric, str):
         fric_exprs: object = parse_expression(fric, "fric")
@@ -64,6 +66,7 @@ def model_from_strings(
         loads=None if loads is None else map_loads(loads, _parse_text),
         stabilization=stabilization,
         ranges=ranges,
+        kinematics=_parse_list(kinematics, "kinematics"),
     )
 
 

@@ -28,6 +28,7 @@ def model_from_sympy(
     loads: object = None,
     stabilization: float = 0.0,
     ranges: dict | None = None,
+    kinematics: object = None,
 ) -> Model:
     """Build a model from sympy objects (Python model files and the API).
 
@@ -70,7 +71,7 @@ def model_from_sympy(
 
     renamed: dict = {}
     taken = {names.get(s, s) for s in state} | set(param_values) | set(input_list or ())
-    taken |= symbol_names([T, V, fric, forces, constraints, velocity_constraints, loads])
+    taken |= symbol_names([T, V, fric, forces, constraints, velocity_constraints, loads, kinematics])
 
     def identifier(name: str, what: str) -> str:
         if name.isascii() and name.isidentifier() or name in names.values() or not MECHANICS_NAME.fullmatch(name):
@@ -129,6 +130,7 @@ def model_from_sympy(
         stabilization=stabilization,
         renamed=tuple(renamed.items()),
         ranges=_ranges_by_name(ranges, timed, names),
+        kinematics=None if kinematics is None else canonical_list(kinematics, "kinematics"),
     )
 
 

@@ -24,9 +24,9 @@ from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBod
 
 import sls
 from sls.derive import derive
-from sls.derive.kinematics import blocks, identity_kinematics, kinematics
 from sls.derive.speeds import mass_matrix_rate, speed_components, speed_dynamics, velocity_forces
 from sls.errors import ModelError
+from sls.model.kinematics import blocks, identity_kinematics, kinematics
 
 if sys.version_info >= (3, 11):
     import tomllib

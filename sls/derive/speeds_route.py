@@ -1,0 +1,95 @@
+"""The derivation of a model with generalized speeds (``model.kinematics``: ``q̇ = S(q) v``), on the
+expanded route: :func:`derive_with_speeds`.
+
+The terms come from :func:`sls.derive.speeds.speed_dynamics` (Boltzmann–Hamel: ``M = ∂²T/∂v²``,
+``C = C⁰ + G`` with ``Ṁ − 2C`` skew-symmetric, ``φ = Sᵀ ∂V/∂q``); their Jacobians with respect to the state
+``x = [q; v]`` are taken entry by entry (the closed forms of the classic route, such as ``∂C_kj/∂q̇_l = c_ljk``,
+do not hold once the speed basis turns). The kinematics themselves become two more fields:
+``kinematics = S(q) v`` (n), the upper half of ``ẋ``, and ``kinematics_jac`` (n, 2n), the upper rows of the
+linearization's ``A``.
+
+Constraints: a holonomic ``c(q) = 0`` has ``A = (∂c/∂q) S``; a velocity constraint is written in the speeds,
+``a(q) v = 0``; the bias ``g = −Ȧ v − 2ω A v − ω² c`` differentiates along ``q̇ = S v``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import sympy
+
+from sls.algebra.calculus import diff
+from sls.derive.dynamics import Dynamics
+from sls.derive.speeds import speed_dynamics
+from sls.model import Model
+from sls.model.kinematics import kinematics as checked_kinematics
+
+ZERO = sympy.Integer(0)
+
+
+def jacobian(vector: tuple, x: tuple) -> tuple:
+    """``∂vector/∂x`` as an (len(vector), len(x)) nested tuple (zero entries kept as ``0``)."""
+    return tuple(tuple(diff(e, xl) if e != 0 else ZERO for xl in x) for e in vector)
+
+
+def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[str] | None = None) -> Dynamics:
+    """Every term of :class:`~sls.derive.dynamics.Dynamics` for a model with generalized speeds.
+
+    Shapes as for the classic route with ``n = n_q = n_v``: the speeds take the place of the rates
+    (``dq`` of the model), ``x = [q; v]``. ``wanted`` is accepted for the same signature as the other routes;
+    every field is built (models with speeds are small: the expanded route).
+    """
+    q, v, x = model.q, model.dq, model.state
+    assert model.kinematics is not None, "derive_with_speeds needs a model with kinematics"
+    kin = checked_kinematics(model.kinematics, q, v)
+    terms = speed_dynamics(model.T, model.V, kin, simplify)
+    M, C, h, phi = terms.mass_matrix, terms.coriolis, terms.coriolis_force, terms.potential_gradient
+    M_jac = tuple(tuple(jacobian(row, x) for row in M))
+    C_jac = tuple(tuple(jacobian(row, x) for row in C))
+    B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
+    return Dynamics(
+        **_constraint_terms(model, kin.rates),
+        model=model,
+        mass_matrix=M,
+        mass_matrix_jac=M_jac,
+        christoffel=terms.christoffel,
+        coriolis=C,
+        coriolis_jac=C_jac,
+        coriolis_force=h,
+        coriolis_force_jac=jacobian(h, x),
+        potential_gradient=phi,
+        potential_gradient_jac=jacobian(phi, x),
+        friction=model.fric,
+        friction_jac=jacobian(model.fric, x),
+        input_matrix=B,
+        input_matrix_jac=tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B),
+        kinematics=kin.rates,
+        kinematics_jac=jacobian(kin.rates, x),
+    )
+
+
+def _constraint_terms(model: Model, rates: tuple) -> dict:
+    """The constraint fields of :class:`Dynamics` in the speeds (empty when unconstrained)."""
+    if not model.constrained:
+        return {}
+    n, q, v, x = model.n, model.q, model.dq, model.state
+    holonomic, rolling = model.constraints, model.velocity_constraints
+    S = [[diff(rate, s) for s in v] for rate in rates]
+    gradients = [[diff(c, qj) for qj in q] for c in holonomic]
+    A = [[sympy.Add(*(row[i] * S[i][k] for i in range(n))) for k in range(n)] for row in gradients]
+    A += [[diff(a, s) for s in v] for a in rolling]
+    velocity = [sympy.Add(*(A[i][j] * v[j] for j in range(n))) for i in range(len(holonomic))] + list(rolling)
+    omega = sympy.Float(model.stabilization)
+    bias = []
+    for i, w in enumerate(velocity):
+        entry = -sympy.Add(*(diff(w, q[col]) * rates[col] for col in range(n)))
+        if model.stabilization:
+            entry -= 2 * omega * w + (omega**2 * holonomic[i] if i < len(holonomic) else ZERO)
+        bias.append(entry)
+    return {
+        "constraint": tuple(holonomic) + tuple(rolling),
+        "constraint_jac": tuple(tuple(row) for row in A),
+        "constraint_jac_jac": tuple(tuple(jacobian(tuple(row), x)) for row in A),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": jacobian(tuple(bias), x),
+    }
