@@ -72,7 +72,7 @@ def build_model(
     fric = vector(fric, n, "fric", "friction")
     rates = speed_kinematics(kinematics, q, dq)
     if forces is None and inputs is None:
-        input_symbols = implicit_inputs(n, state_names, rates is not None)
+        input_symbols = implicit_inputs(n, state_names, kinematics is not None)
         actuated = True
         force_exprs = input_symbols
     else:
