@@ -16,8 +16,6 @@ non-clobbering write). :mod:`sls.generate` runs them; :mod:`sls.cli.app` is the
 command line.
 """
 
-__version__ = "1.0.0"
-
 from sls.derive.symbolic import Symbolic, symbolic  # noqa: E402
 from sls.errors import (  # noqa: E402
     ControlError,
@@ -40,6 +38,7 @@ from sls.readers import (  # noqa: E402
     model_from_strings,
     model_from_sympy,
 )
+from sls.version import __version__  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -204,17 +204,53 @@ def test_no_python_file_over_500_lines():
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="on main bb9c273: sls/backends/render.py and sls/output/write.py import __version__ from the sls face, "
-    "which imports sls.generate; sls.output.write imports the Python backend's HEADER_MARK (issue 23)",
-)
 def test_no_import_circle():
     graph = import_graph()
     circles = strongly_connected(graph)
     assert not circles, "import circles: " + "; ".join(
         f"{{{', '.join(component)}}}, e.g. {' | '.join(one_circle(graph, component))}" for component in circles
     )
+
+
+#: The stages in the order data flows through them: a module imports only modules of its own stage or of an
+#: earlier one (``sls/__init__.py``, the package's face, and ``sls/__main__.py`` stand above them all).
+STAGES = (
+    ("sls.errors", "sls.progress", "sls.arrays", "sls.version"),
+    ("sls.algebra",),
+    ("sls.model",),
+    ("sls.functions",),
+    ("sls.readers",),
+    ("sls.derive",),
+    ("sls.lowering",),
+    ("sls.backends",),
+    ("sls.output",),
+    ("sls.generate",),
+    ("sls.control",),
+    ("sls.cli",),
+)
+
+
+def stage_of(module: str) -> int | None:
+    """The index in :data:`STAGES` of ``module``'s stage (``None`` for the face and ``__main__``)."""
+    for rank, stage in enumerate(STAGES):
+        if any(module == prefix or module.startswith(prefix + ".") for prefix in stage):
+            return rank
+    return None
+
+
+def test_data_flows_one_way():
+    later = []
+    for name, edges in import_graph().items():
+        rank = stage_of(name)
+        for target, line in edges.items():
+            target_rank = stage_of(target)
+            if rank is not None and (target_rank is None or target_rank > rank):
+                later.append(f"{name} imports {target} (line {line})")
+    assert not later, "imports of a later stage: " + "; ".join(sorted(later))
+
+
+def test_every_module_has_a_stage():
+    assert sorted(name for name in modules() if stage_of(name) is None) == ["sls", "sls.__main__"]
 
 
 @pytest.mark.xfail(

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import jinja2
 import sympy
 
-from sls import __version__, functions
+from sls import functions
+from sls.version import __version__
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model

@@ -19,7 +19,6 @@ from typing import Any, NoReturn
 
 import click
 
-from sls import __version__
 from sls.backends import TARGETS
 from sls.cli.values import parse_param
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
@@ -38,6 +37,7 @@ from sls.readers import (
 )
 from sls.readers.nlink import MAX_LINKS, nlink_pendulum
 from sls.readers.urdf import load_urdf
+from sls.version import __version__
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"

@@ -51,7 +51,7 @@ class LQRDesign:
 
 def design_document(pkg: Package, result: LQRResult, params: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The JSON document of an LQR design made on ``pkg`` with the parameter values ``params``."""
-    from sls import __version__
+    from sls.version import __version__
 
     module = load_package(pkg)
     return {

@@ -34,9 +34,10 @@ try:
 except ImportError:  # not POSIX
     fcntl = None  # type: ignore[assignment]
 
-from sls import __version__, backends
+from sls import backends
 from sls.backends.python import HEADER_MARK
 from sls.errors import OutputError
+from sls.version import __version__
 
 #: Prefix of the temporary files sls writes before renaming them into place.
 TEMPORARY_PREFIX = ".sls-tmp-"
