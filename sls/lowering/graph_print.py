@@ -35,10 +35,6 @@ MAX_INLINE_DEPTH = 12
 _CALL = re.compile(r"^[A-Za-z_][\w.]*\(")
 
 
-def _python_power(base: str, exponent: str) -> tuple[str, int]:
-    return f"{base}**{exponent}", POW
-
-
 def _same(name: str) -> str:
     return name
 
@@ -49,19 +45,19 @@ class Style:
 
     ``printer`` is the sympy code printer used for function calls (and
     constants such as ``pi``); ``scalar`` writes small integer powers as
-    products. The hooks default to Python and let other languages print:
-    ``power(base, exponent)`` gives ``(text, precedence)`` of a power whose
-    operands are printed atoms (Python ``base**exponent``, C ``pow(...)``);
-    ``integer(k)`` prints an integer literal (C prints ``2.0``, so no division
-    is an integer division); ``names`` renames symbols (a backend's reserved
+    products; ``power(base, exponent)`` gives ``(text, precedence)`` of a
+    power whose operands are printed atoms (Python ``base**exponent``, C
+    ``pow(...)``, MATLAB ``base^exponent``): every target says how it writes
+    one. The other hooks have neutral defaults: ``integer(k)`` prints an
+    integer literal (plain digits; C prints ``2.0``, so no division is an
+    integer division); ``names`` renames symbols (a backend's reserved
     names); ``local(name)`` is how a generated local (``_g0``, ``_qddot1``)
     reads (MATLAB names cannot start with ``_``: ``g0_``).
     """
 
     printer: Any
-    module: str
     scalar: bool
-    power: Callable[[str, str], tuple[str, int]] = _python_power
+    power: Callable[[str, str], tuple[str, int]]
     integer: Callable[[int], str] = str
     names: dict[str, str] = field(default_factory=dict)
     local: Callable[[str], str] = _same

@@ -15,7 +15,7 @@ import sls
 from sls import backends, functions, lowering
 from sls.backends import Backend, render
 from sls.errors import ModelError, OutputError
-from sls.lowering.graph_print import Style
+from sls.lowering.graph_print import POW, Style
 from sls.readers import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,8 @@ class ToyBackend(Backend):
 
     def paths(self, model) -> list:
         printer = StrPrinter()
-        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True))]
+        style = Style(printer, scalar=True, power=lambda base, exponent: (f"{base}**{exponent}", POW))
+        return [lowering.Path(text=printer.doprint, style=style)]
 
     def kernel(self, function, lowered, model) -> list:
         (name,) = lowered[0].outputs
@@ -203,8 +204,34 @@ def test_no_private_cross_module_imports():
 
 def test_the_writer_needs_no_target_names():
     text = (ROOT / "sls" / "output" / "write.py").read_text()
-    for name in ("_native", '"c"', '.m"', "MATLAB", "C_HEADER"):
+    for name in ("_native", '"c"', '.m"', "MATLAB", "C_HEADER", "HEADER_MARK", "backends.python", "# Generated"):
         assert name not in text
+
+
+def test_the_writer_asks_the_python_target_for_the_stub_init():
+    stub = backends.placeholder("__init__.py")
+    assert stub is not None and stub.startswith(backends.backend("python").header_mark)
+    assert backends.placeholder("model.c") is None and backends.placeholder("M_fun.m") is None
+
+
+def test_no_target_defaults_to_python():
+    """The middle names no target: the graph printer's style says how its target writes a power, the template
+    environment loads the folders it is given, and the C target declares the Python target it builds on."""
+    import dataclasses
+
+    from sls.lowering.graph_print import Style
+
+    assert {f.name for f in dataclasses.fields(Style) if f.default is dataclasses.MISSING} >= {"power"}
+    with pytest.raises(ValueError, match="name the template folders"):
+        render.environment()
+    with pytest.raises(TypeError):
+        render.template_folder()  # type: ignore[call-arg]
+    c = backends.backend("c")
+    assert c.builds_on == ("python",)
+    assert c.template_folders() == [render.template_folder("c"), render.template_folder("python")]
+    assert backends.backend("python").builds_on == () and backends.backend("matlab").builds_on == ()
+    with pytest.raises(ValueError, match="does not declare"):
+        backends.backend("matlab").base("python")
 
 
 def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:

@@ -11,7 +11,7 @@ import sympy as sp
 from sls.algebra.graph import Graph
 from sls.backends.c.code import CPrinter
 from sls.backends.matlab.code import MatlabPrinter, local
-from sls.backends.python.printer import SCALAR
+from sls.backends.python.printer import SCALAR, SCALAR_STYLE, python_power
 from sls.lowering.graph_print import GraphPrinter, Style
 
 x, y = sp.symbols("x y", real=True)
@@ -30,7 +30,7 @@ def test_temporaries_are_name_text_pairs_in_evaluation_order():
     g = Graph()
     shared = sp.sin(x * y)
     node = g.from_sympy(shared**2 + 3 * shared + sp.cos(shared))
-    temporaries, late_part, (text,) = GraphPrinter(g, Style(SCALAR, "math", True)).phased_program([node], 0)
+    temporaries, late_part, (text,) = GraphPrinter(g, SCALAR_STYLE).phased_program([node], 0)
     assert late_part == [] and temporaries and all(isinstance(t, tuple) and len(t) == 2 for t in temporaries)
     want = float((shared**2 + 3 * shared + sp.cos(shared)).subs({x: 0.7, y: -1.3}))
     assert evaluate(temporaries, text, POINT) == pytest.approx(want, rel=1e-14)
@@ -41,7 +41,7 @@ def test_late_temporaries_are_kept_apart_and_never_read_early():
     early = sp.sin(x) * sp.cos(y)
     expr = early**2 + early * sp.sin(late * x) + sp.sin(late * x) ** 3
     node, early_node = g.from_sympy(expr), g.from_sympy(early**2)
-    printer = GraphPrinter(g, Style(SCALAR, "math", True))
+    printer = GraphPrinter(g, SCALAR_STYLE)
     temporaries, late_part, texts = printer.phased_program([node, early_node], g.mask([g.symbol(late)]))
     assert late_part, "the temporaries depending on _qddot0 are late"
     late_names = {name for name, _ in late_part}
@@ -55,7 +55,7 @@ def test_style_local_names_generated_locals():
     g = Graph()
     shared = sp.sin(x + late)
     node = g.from_sympy(shared * shared + shared)
-    style = Style(MatlabPrinter({}), "", True, local=local)
+    style = Style(MatlabPrinter({}), True, power=python_power, local=local)
     temporaries, _, (text,) = GraphPrinter(g, style).phased_program([node], 0)
     assert [name for name, _ in temporaries] == ["g0_"]
     assert "qddot0_" in temporaries[0][1] and "_qddot0" not in temporaries[0][1]
@@ -68,7 +68,7 @@ def test_calls_print_through_any_printer(printer):
     (MATLAB: ``_arg0`` → ``arg0_``) still gets its placeholders replaced by the arguments."""
     g = Graph()
     node = g.from_sympy(sp.atan2(y, x + 1) + sp.sin(x * y))
-    _, _, (text,) = GraphPrinter(g, Style(printer, "math", True)).phased_program([node], 0)
+    _, _, (text,) = GraphPrinter(g, Style(printer, True, power=python_power)).phased_program([node], 0)
     assert "arg" not in text
     functions = {"sin": math.sin, "atan2": math.atan2, "math": math}  # the three printers' names for them
     want = math.atan2(-1.3, 1.7) + math.sin(0.7 * -1.3)

@@ -106,7 +106,9 @@ class CBackend(Backend):
     provides = "C's libm provides"
     constrained = False
     unroll_max = None
-    templates = ("c", "python")
+    #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
+    #: runtime sources.
+    builds_on = ("python",)
 
     def __init__(self) -> None:
         self.units: dict = {}
@@ -219,14 +221,12 @@ class CBackend(Backend):
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
-    @staticmethod
-    def _python_runtime(env: Any, ctx: dict) -> str:
+    def _python_runtime(self, env: Any, ctx: dict) -> str:
         """The Python target's ``_runtime.py`` (argument checks and errors of the package's API)."""
-        from sls.backends.python import PythonBackend
         from sls.backends.python.files import names_tuple, runtime_text
 
         values = {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
-        text = runtime_text(PythonBackend().runtime_files()["_runtime.py"], values)
+        text = runtime_text(self.base("python").runtime_files()["_runtime.py"], values)
         return env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=text)
 
     def compile(self, files: dict, on_step: object = None) -> dict:

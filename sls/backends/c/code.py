@@ -90,7 +90,7 @@ def _c_prefix(array: str) -> str:
 def c_path(names: dict[str, str]) -> lowering.Path:
     """The one path of the C target (every entry a double)."""
     printer = CPrinter(names)
-    style = Style(printer, "", scalar=True, power=_c_power, integer=lambda k: f"{k}.0", names=dict(names))
+    style = Style(printer, scalar=True, power=_c_power, integer=lambda k: f"{k}.0", names=dict(names))
     return lowering.Path(text=printer.expression, style=style, prefix=_c_prefix)
 
 

@@ -130,7 +130,7 @@ def _power(base: str, exponent: str) -> tuple:
 def matlab_path(names: dict) -> lowering.Path:
     """The one path of the MATLAB target (every value a double scalar)."""
     printer = MatlabPrinter(names)
-    style = Style(printer, "", scalar=True, power=_power, names=dict(names), local=local)
+    style = Style(printer, scalar=True, power=_power, names=dict(names), local=local)
     return lowering.Path(text=printer.expression, style=style, local=local)
 
 

@@ -18,7 +18,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from sls import lowering
 from sls.lowering import strip_parens
-from sls.lowering.graph_print import Style
+from sls.lowering.graph_print import POW, Style
 
 
 class _MinMax:
@@ -108,11 +108,19 @@ def _nested_call(printer: Any, name: str, args: tuple) -> str:
     return text
 
 
+def python_power(base: str, exponent: str) -> tuple[str, int]:
+    """A power of printed atoms in Python: ``base**exponent``."""
+    return f"{base}**{exponent}", POW
+
+
 SCALAR = ScalarPrinter()
 BATCH = BatchPrinter()
 
+#: How the graph prints on the two paths (see :class:`~sls.lowering.graph_print.Style`).
+SCALAR_STYLE = Style(SCALAR, scalar=True, power=python_power)
+BATCH_STYLE = Style(BATCH, scalar=False, power=python_power)
 
 #: The two paths of every Python function: Python floats (one state) and numpy arrays (a batch).
-SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), float_entries=True)
-BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False))
+SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=SCALAR_STYLE, float_entries=True)
+BATCH_PATH = lowering.Path(text=BATCH.doprint, style=BATCH_STYLE)
 PATHS = [SCALAR_PATH, BATCH_PATH]
