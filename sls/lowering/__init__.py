@@ -488,13 +488,14 @@ def _namer(path: Path, array: str) -> Callable[[int], str]:
     return lambda k: path.local(f"{prefix}{k}")
 
 
-_STEPS = {"qddot_fun": _qddot_steps, "linearized_model": _linearized_steps}
+#: The solves of each kind of solving function (:attr:`sls.functions.Function.solve`).
+_STEPS = {functions.ACCELERATIONS: _qddot_steps, functions.LINEARIZATION: _linearized_steps}
 
 
 def lower_solve(
-    name: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None
+    kind: str, arrays: dict, floats: frozenset, reduce: Callable, paths: list, unroll_max: int | None
 ) -> list:
-    """One :class:`SolveProgram` per path for the solving function ``name``.
+    """One :class:`SolveProgram` per path for a solving function of ``kind`` (:attr:`sls.functions.Function.solve`).
 
     ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
     matrix); the reduction runs over the upper triangle of ``M`` and every
@@ -558,7 +559,7 @@ def lower_solve(
                 )
             )
             continue
-        results = _STEPS[name](emit, values, L, reciprocal)
+        results = _STEPS[kind](emit, values, L, reciprocal)
         programs.append(SolveProgram(p.lines, bindings, values, shapes, factor, emit.ops, results))
     return programs
 
@@ -593,7 +594,7 @@ def lowerers(dynamics: Dynamics, paths: list, unroll_max: int | None = None) -> 
         chosen = {key: arrays[key] for key in keys}
         floats = function_floats(dynamics, function)
         if function.solve:
-            result[function.name] = partial(lower_solve, function.name, chosen, floats, reduce, paths, unroll_max)
+            result[function.name] = partial(lower_solve, function.solve, chosen, floats, reduce, paths, unroll_max)
         else:
             result[function.name] = partial(lower_kernel, chosen, floats, reduce, paths)
     return result

@@ -269,3 +269,29 @@ def test_c_split_parts_compute_what_the_whole_body_computes():
     assert out == pytest.approx(whole, rel=1e-15)
     lines = c_function("f", statements, "F").lines(parts[1].statements)
     assert any("w[" in line for line in lines)  # a later part reads earlier values from the workspace
+
+
+def _code_files() -> list[Path]:
+    """The sources of the middle and the backends (not the runtime sources copied into packages)."""
+    folders = [ROOT / "sls" / "lowering", ROOT / "sls" / "backends"]
+    return [p for folder in folders for p in sorted(folder.rglob("*.py")) if "runtime" not in p.parts]
+
+
+def test_per_function_behaviour_comes_from_the_registry():
+    """No backend or lowering module branches on a generated function's name: what differs per function is a
+    field of :mod:`sls.functions` (``solve``, ``jacobian``, ``uses``, ``arguments``)."""
+    import ast
+
+    names = set(functions.BY_NAME)
+    offenders = []
+    for path in _code_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in names:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    for path in sorted((ROOT / "templates").rglob("*.j2")):
+        if path.name in {f"{name}.py.j2" for name in names} | {"constrained.py.j2"}:
+            continue  # a function's own template (or the constrained solves' shared one, keyed by its name)
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "fn.name ==" in line or "fn.name !=" in line or "fn.name in" in line:
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []

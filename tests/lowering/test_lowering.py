@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sls import arrays, lowering
+from sls import arrays, functions, lowering
 from sls.algebra.graph import Graph
 from sls.backends.matlab.code import matlab_path
 from sls.backends.python.printer import SCALAR_PATH
@@ -76,7 +76,7 @@ def test_unrolled_solve_matches_numpy(route, unroll_max):
         arrays = {key: _nodes(graph, array) for key, array in arrays.items()}
         reduce = lowering.GraphReducer(graph)
     floats = frozenset({a, b, c})
-    (program,) = lowering.lower_solve("qddot_fun", arrays, floats, reduce, [SCALAR_PATH], unroll_max)
+    (program,) = lowering.lower_solve(functions.ACCELERATIONS, arrays, floats, reduce, [SCALAR_PATH], unroll_max)
     # The middle is typed: statements, never printed lines.
     assert all(isinstance(op, Let) for op in program.lines + program.bindings)
     scope = run(program.lines + program.bindings, dict(POINT))
@@ -100,7 +100,9 @@ def _nodes(graph: Graph, array):
 
 def test_a_check_fails_where_the_pivot_is_not_positive():
     arrays = {"M": ((a, sp.Integer(0)), (sp.Integer(0), sp.Integer(1))), "rhs": (sp.Integer(1), sp.Integer(1))}
-    (program,) = lowering.lower_solve("qddot_fun", arrays, frozenset({a}), lowering.print_cse, [SCALAR_PATH], None)
+    (program,) = lowering.lower_solve(
+        functions.ACCELERATIONS, arrays, frozenset({a}), lowering.print_cse, [SCALAR_PATH], None
+    )
     scope = run(program.lines + program.bindings, {"a": -2.0})
     with pytest.raises(ZeroDivisionError, match="pivot"):
         run(program.factor, scope)
@@ -108,7 +110,9 @@ def test_a_check_fails_where_the_pivot_is_not_positive():
 
 def test_a_constant_pivot_known_not_positive_is_a_fail():
     arrays = {"M": ((sp.Integer(-1), sp.Integer(0)), (sp.Integer(0), sp.Integer(1))), "rhs": (a, a)}
-    (program,) = lowering.lower_solve("qddot_fun", arrays, frozenset({a}), lowering.print_cse, [SCALAR_PATH], None)
+    (program,) = lowering.lower_solve(
+        functions.ACCELERATIONS, arrays, frozenset({a}), lowering.print_cse, [SCALAR_PATH], None
+    )
     assert any(isinstance(op, Fail) for op in program.factor)
     assert not any(isinstance(op, Check) for op in program.factor)
 
@@ -125,7 +129,7 @@ def test_a_path_names_every_generated_local(route):
         graph = Graph()
         arrays = {key: _nodes(graph, array) for key, array in arrays.items()}
         reduce = lowering.GraphReducer(graph)
-    (program,) = lowering.lower_solve("qddot_fun", arrays, frozenset({a, b, c}), reduce, [path], 0)
+    (program,) = lowering.lower_solve(functions.ACCELERATIONS, arrays, frozenset({a, b, c}), reduce, [path], 0)
     lets = program.lines + program.bindings
     assert lets and all(not op.name.startswith("_") and op.name.endswith("_") for op in lets)
     texts = [op.value for op in lets] + [v for key in program.values for v in program.values[key] if isinstance(v, str)]

@@ -417,8 +417,9 @@ def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
     return [*lowered.printed.lines, *_fill("out", values)]
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
-    """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a :class:`~sls.lowering.Check`
+def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
+    """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
+    kernel, unrolled factorization (a :class:`~sls.lowering.Check`
     fails when a pivot is ≤ 0), solves, outputs.
 
     A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
@@ -428,12 +429,12 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix
     vectorizes.
     """
     statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
-    rows = name == "linearized_model" and program.phased and bool(program.ldl) and bool(prefix)
+    rows = kind == functions.LINEARIZATION and program.phased and bool(program.ldl) and bool(prefix)
     if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
         qddot = program.results["qddot"]
-        statements += [Let(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
+        statements += [Let(local, text_of(value)) for local, value in zip(program.accelerations, qddot)]
         statements += [*program.late, *([] if rows else program.tail)]
-    if name == "qddot_fun":
+    if kind == functions.ACCELERATIONS:
         return statements + _fill("out", [text_of(v) for v in program.results["qddot"]])
     if rows:
         J, B_u = program.values["residual_jac"], program.values["B_u"]
@@ -464,9 +465,10 @@ def _nonzero_text(value: lowering.Value) -> str:
     return "0.0" if value == 0.0 else text_of(value)
 
 
-def xdot_body(prefix: str, n: int) -> list[Statement]:
-    """``xdot_fun``: ``qddot_fun`` into the lower half of ``out``, ``q̇`` into the upper half."""
-    return [CallQddot(f"{prefix}_qddot_fun", n), *(Store("out", k, f"x[{n + k}]") for k in range(n))]
+def xdot_body(prefix: str, n: int, accelerations: str) -> list[Statement]:
+    """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the lower half of ``out``, ``q̇`` into the
+    upper half."""
+    return [CallQddot(f"{prefix}_{accelerations}", n), *(Store("out", k, f"x[{n + k}]") for k in range(n))]
 
 
 # --------------------------------------------------------------------------
@@ -596,6 +598,10 @@ class CSpec:
     doc: str
     wrapper: bool
     solve_rows: bool = False
+    #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
+    notes: tuple[str, ...] = ()
+    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; ``linearized_model``).
+    clones: bool = False
 
 
 def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
@@ -652,7 +658,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         arguments=arguments,
         sizes=[functions.sizes((a.size,), n, m)[0] for a in function.arguments],
         outputs=outputs,
-        solve=function.solve,
+        solve=bool(function.solve),
         scalar=function.outputs[0][1] == (),
         bindings=main.bindings,
         unused=[a for a in main.unused if a != "p"] if not parts else [],
@@ -665,7 +671,17 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         doc=c_string(doc),
         wrapper=function.uses is not None,
         solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
+        notes=_notes(function, model),
+        clones=function.solve == functions.LINEARIZATION,
     )
+
+
+def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
+    """Lines of the function's comment in the header besides its outputs."""
+    notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
+    if function.solve == functions.LINEARIZATION:
+        notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")
+    return tuple(notes)
 
 
 def _argument_doc(function: functions.Function, model: Model) -> str:

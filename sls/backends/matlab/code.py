@@ -186,27 +186,27 @@ def kernel_body(lowered: lowering.Lowered) -> Body:
     return Body(lines, frozenset(_reads(lowered.printed.lines, values)))
 
 
-def wrapper_body(n: int) -> Body:
-    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]``."""
-    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"], frozenset())
+def wrapper_body(n: int, accelerations: str) -> Body:
+    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]`` (``accelerations``: the name of ``qddot_fun``)."""
+    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); {accelerations}(x, u, p)];"], frozenset())
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
-    """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
+def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
+    """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
+    ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
     reads = _reads(program.lines + program.bindings + program.late, *program.values.values())
-    return Body(_solve_lines(name, program, n, m, failure), frozenset(reads))
+    return Body(_solve_lines(kind, program, n, m, failure), frozenset(reads))
 
 
-def _solve_lines(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
+def _solve_lines(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
     """The lines of :func:`solve_body`."""
     lines = _let_lines(program.lines) + _let_lines(program.bindings)
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
-    arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
-    for array in arrays:
+    for array in program.values:  # the function's arrays, M first (sls.functions.Function.arrays)
         lines += fill(array, program.shapes[array], program.values[array])
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end"]
-    if name == "qddot_fun":
+    if kind == functions.ACCELERATIONS:
         return lines + ["qddot = R \\ (R' \\ rhs);"]
     return lines + [
         "qddot = R \\ (R' \\ rhs);",

@@ -65,7 +65,7 @@ class PythonBackend(Backend):
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
         from sls.backends.python.code import solver_code
 
-        return solver_code(function.name, programs, model.n, model.m)
+        return solver_code(function.solve, programs, model.n, model.m)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends.python.files import render_package

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sls import functions
 from sls.arrays import unravel
 from sls.lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
 
@@ -151,9 +152,9 @@ def _op_lines(ops: list, scalar: bool) -> list:
     return lines
 
 
-def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
-    """The ``return`` of a solving function from its results."""
-    if name == "qddot_fun":
+def _returns(kind: str, results: dict, n: int, m: int, scalar: bool) -> list:
+    """The ``return`` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`) from its results."""
+    if kind == functions.ACCELERATIONS:
         z = results["qddot"]
         if scalar:
             return ["return np.array([" + ", ".join(map(text_of, z)) + "])"]
@@ -191,7 +192,7 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
     return lines
 
 
-def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list:
+def _phased_lines(kind: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list:
     """A phased program (see :class:`~sls.lowering.SolveProgram`) after its kernel and bindings.
 
     With the unrolled factorization: solve ``q̈``, bind it, evaluate the late
@@ -220,16 +221,17 @@ def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool
     lines += late
     lines += ["if not _factored:", "    " + generic]
     lines += _op_lines(program.tail, scalar)
-    return lines + _returns(name, program.results, n, m, scalar)
+    return lines + _returns(kind, program.results, n, m, scalar)
 
 
-def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
-    """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
+def solver_code(kind: str, programs: list, n: int, m: int) -> SolverCode:
+    """The :class:`SolverCode` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`:
+    ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
         lines = _op_lines(program.lines, scalar) + _op_lines(program.bindings, scalar)
         if program.phased:
-            result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
+            result[scalar] = lines + _phased_lines(kind, program, n, m, scalar)
             continue
         generic = (
             "return _generic("
@@ -245,7 +247,7 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
                 lines += ["    " + line for line in factor_lines]
                 lines += ["except _NotPositiveDefinite:", "    " + generic]
             lines += _op_lines(program.steps, scalar)
-            lines += _returns(name, program.results, n, m, scalar)
+            lines += _returns(kind, program.results, n, m, scalar)
         result[scalar] = lines
     return SolverCode(
         scalar_lines=result[True],
