@@ -186,14 +186,15 @@ def test_runtime_sources_are_real_source_files():
 
 
 def test_no_private_cross_module_imports():
-    """Modules import each other's public names only (``from x import _name`` is a private reach-in)."""
+    """sls's modules import each other's public names only (``from sls.x import _name`` is a private reach-in;
+    a printer may use sympy's own helpers, as sympy's printers do)."""
     offenders = []
     for path in sorted((ROOT / "sls").rglob("*.py")):
         if "runtime" in path.parts:  # copied into generated packages: their imports are the package's own
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             stripped = line.strip()
-            if stripped.startswith("from ") and " import " in stripped:
+            if stripped.startswith(("from sls", "from .")) and " import " in stripped:
                 names = stripped.split(" import ", 1)[1].strip("() ").split(",")
                 if any(
                     n.strip().split(" as ")[0].startswith("_") and n.strip() not in ("", "__version__") for n in names
@@ -234,6 +235,13 @@ def test_no_target_defaults_to_python():
         backends.backend("matlab").base("python")
 
 
+def _expr(text: str) -> lowering.Expr:
+    """``text`` (arithmetic over names, written by a test) as an expression reading its names."""
+    import re
+
+    return lowering.Expr.parse(re.sub(r"[A-Za-z_]\w*", lambda m: lowering.mark_name(m.group()), text))
+
+
 def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
     """Run C statements of sls.backends.c.code (Let, Store; arithmetic only) in Python, one part's scope."""
     from sls.backends.c.code import Store
@@ -242,10 +250,10 @@ def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
     scope: dict = {"w": w, "x": x}
     for statement in statements:
         if isinstance(statement, Let):
-            scope[statement.name] = eval(statement.value, {}, scope)  # texts built by this test
+            scope[statement.name] = eval(statement.value.text(), {}, scope)  # texts built by this test
         elif isinstance(statement, Store):
             target = {"w": w, "out": out}[statement.array]
-            target[statement.index] = eval(statement.value, {}, scope)
+            target[statement.index] = eval(statement.value.text(), {}, scope)
 
 
 def test_c_split_parts_compute_what_the_whole_body_computes():
@@ -254,10 +262,10 @@ def test_c_split_parts_compute_what_the_whole_body_computes():
     from sls.backends.c.code import Store, c_function, eliminate_dead_code, split
     from sls.lowering import Let
 
-    statements: list = [Let("_t0", "x[0]"), Let("_dead", "x[0]*2.0")]
+    statements: list = [Let("_t0", _expr("x[0]")), Let("_dead", _expr("x[0]*2.0"))]
     for k in range(1, 40):  # a chain reading values several parts back
-        statements.append(Let(f"_t{k}", f"_t{k - 1} + 0.5*_t{k // 3} + x[{k % 2}]"))
-    statements += [Store("out", 0, "_t39"), Store("out", 1, "_t7*_t20")]
+        statements.append(Let(f"_t{k}", _expr(f"_t{k - 1} + 0.5*_t{k // 3} + x[{k % 2}]")))
+    statements += [Store("out", 0, _expr("_t39")), Store("out", 1, _expr("_t7*_t20"))]
     assert all(getattr(s, "name", None) != "_dead" for s in eliminate_dead_code(statements))
     whole: list = [0.0, 0.0]
     _run_c_statements(statements, [], whole, [0.25, -1.5])
@@ -275,6 +283,24 @@ def _code_files() -> list[Path]:
     """The sources of the middle and the backends (not the runtime sources copied into packages)."""
     folders = [ROOT / "sls" / "lowering", ROOT / "sls" / "backends"]
     return [p for folder in folders for p in sorted(folder.rglob("*.py")) if "runtime" not in p.parts]
+
+
+def test_no_backend_reads_printed_text_with_regular_expressions():
+    """Expressions reach the backends as data (:class:`sls.lowering.Expr`): no module of the lowering or of a
+    backend imports ``re``."""
+    import ast
+
+    offenders = []
+    for path in _code_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            imported = []
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                imported = [node.module or ""]
+            if any(name == "re" or name.startswith("re.") for name in imported):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
 
 
 def test_per_function_behaviour_comes_from_the_registry():

@@ -52,12 +52,12 @@ class MatlabBackend(Backend):
 
     @staticmethod
     def _names(model: Model) -> dict:
-        from sls.backends.matlab.code import renames
+        from sls.backends.matlab.names import renames
 
         return renames([s.name for s in model.state] + [s.name for s in model.inputs] + list(model.params))
 
     def paths(self, model: Model) -> list:
-        from sls.backends.matlab.code import matlab_path
+        from sls.backends.matlab.printer import matlab_path
 
         return [matlab_path(self._names(model))]
 

@@ -103,9 +103,11 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     )
     if functions.ACCELERATION not in function.arguments:
         return PythonSpec(name, summary, "x", returns)
-    symbols = [f"_qddot{k}" for k in range(model.n)]
-    extra = Extra("qddot", model.n, "Accelerations, one per coordinate.", symbols)
-    return PythonSpec(name, summary, "x, qddot", returns, extra)
+    from sls.lowering.arguments import argument_names
+
+    argument = functions.ACCELERATION
+    extra = Extra(argument.name, model.n, argument.doc, argument_names(model)[argument.name])
+    return PythonSpec(name, summary, f"x, {argument.name}", returns, extra)
 
 
 def render_package(
