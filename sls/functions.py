@@ -33,6 +33,12 @@ INPUT = Argument("u", "m", "Input")
 ACCELERATION = Argument("qddot", "n", "Accelerations, one per coordinate.")
 
 
+#: What a solving function computes (:attr:`Function.solve`): the accelerations ``q̈ = M⁻¹ rhs`` ...
+ACCELERATIONS = "accelerations"
+#: ... or the linearization ``(A, B)`` of ``ẋ = [q̇; q̈]`` about them.
+LINEARIZATION = "linearization"
+
+
 @dataclass(frozen=True)
 class Function:
     """One generated function.
@@ -41,12 +47,15 @@ class Function:
     (``"n"``, ``"2n"``, ``"m"``); ``()`` is a scalar. ``arrays`` are the
     names of the derived arrays it evaluates (see
     :func:`sls.derive.function_arrays`); ``solve`` marks the functions that
-    solve with the mass matrix (``arrays[0]`` is ``M``); ``uses`` names the
-    function a wrapper is computed from (it has no kernel of its own);
-    ``numeric`` marks a constrained model's solves, computed at run time
-    from other functions' values (no kernel of their own either).
-    ``graph_arrays``, when set, replaces ``arrays`` on the graph route
-    (``linearized_model`` there solves with ``∂r/∂x`` instead of ``∂M/∂q``).
+    solve with the mass matrix (``arrays[0]`` is ``M``) and says what they
+    compute (:data:`ACCELERATIONS` or :data:`LINEARIZATION`; ``""`` for the
+    others); ``uses`` names the function a wrapper is computed from (it has
+    no kernel of its own); ``numeric`` marks a constrained model's solves,
+    computed at run time from other functions' values (no kernel of their
+    own either). ``graph_arrays``, when set, replaces ``arrays`` on the graph
+    route (``linearized_model`` there solves with ``∂r/∂x`` instead of
+    ``∂M/∂q``). ``jacobian`` marks the Jacobians of other functions' arrays
+    (long, and rarely called at every step of a controller).
     """
 
     name: str
@@ -54,10 +63,11 @@ class Function:
     arguments: tuple
     outputs: tuple
     arrays: tuple
-    solve: bool = False
+    solve: str = ""
     uses: str | None = None
     numeric: bool = False
     graph_arrays: tuple = ()
+    jacobian: bool = False
 
     def shape(self, n: int, m: int, output: int = 0, k: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
@@ -73,10 +83,14 @@ def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple 
     return Function(name, summary, arguments, ((output, shape),), (output,))
 
 
+def _jacobian(name: str, summary: str, output: str, shape: tuple) -> Function:
+    return Function(name, summary, (STATE,), ((output, shape),), (output,), jacobian=True)
+
+
 #: Every generated function, in the order of the generated package's ``__init__``.
 FUNCTIONS = (
     _array("M_fun", "Mass matrix M(q) = d2T/dqdot2 (symmetric positive definite).", "M", ("n", "n")),
-    _array(
+    _jacobian(
         "M_jac_fun",
         "Jacobian of the mass matrix: M_jac[:, :, i] = dM/dx_i (zero for the qdot half).",
         "M_jac",
@@ -88,23 +102,23 @@ FUNCTIONS = (
         "C",
         ("n", "n"),
     ),
-    _array("C_jac_fun", "Jacobian of the Coriolis matrix: C_jac[:, :, i] = dC/dx_i.", "C_jac", ("n", "n", "2n")),
+    _jacobian("C_jac_fun", "Jacobian of the Coriolis matrix: C_jac[:, :, i] = dC/dx_i.", "C_jac", ("n", "n", "2n")),
     _array("phi_fun", "Potential forces phi(q) = dV/dq.", "phi", ("n",)),
-    _array("phi_jac_fun", "Jacobian of the potential forces: phi_jac[:, i] = dphi/dx_i.", "phi_jac", ("n", "2n")),
+    _jacobian("phi_jac_fun", "Jacobian of the potential forces: phi_jac[:, i] = dphi/dx_i.", "phi_jac", ("n", "2n")),
     _array(
         "fric_fun",
         "Friction forces fric(q, qdot) (left-hand side: M qddot + C qdot + phi = B_u u - fric).",
         "fric",
         ("n",),
     ),
-    _array("fric_jac_fun", "Jacobian of the friction forces: fric_jac[:, i] = dfric/dx_i.", "fric_jac", ("n", "2n")),
+    _jacobian("fric_jac_fun", "Jacobian of the friction forces: fric_jac[:, i] = dfric/dx_i.", "fric_jac", ("n", "2n")),
     _array(
         "input_matrix_fun",
         "Input matrix B_u(x) = d(forces)/du (the identity for a fully actuated model).",
         "B_u",
         ("n", "m"),
     ),
-    _array(
+    _jacobian(
         "input_matrix_jac_fun",
         "Jacobian of the input matrix: input_matrix_jac[:, :, i] = dB_u/dx_i.",
         "B_u_jac",
@@ -125,7 +139,7 @@ FUNCTIONS = (
         (STATE, INPUT),
         (("qddot", ("n",)),),
         ("M", "rhs"),
-        solve=True,
+        solve=ACCELERATIONS,
     ),
     Function(
         "linearized_model",
@@ -133,7 +147,7 @@ FUNCTIONS = (
         (STATE, INPUT),
         (("A", ("2n", "2n")), ("B", ("2n", "m"))),
         ("M", "rhs", "dM", "drhs", "B_u"),
-        solve=True,
+        solve=LINEARIZATION,
         graph_arrays=("M", "rhs", "residual_jac", "B_u"),
     ),
     Function(
@@ -149,13 +163,13 @@ FUNCTIONS = (
 #: A constrained model's extra array functions of x (k constraints, holonomic rows first).
 CONSTRAINT_FUNCTIONS = (
     _array("constraint_fun", "Constraint values [c(q); a(q) qdot] (zero on the constrained motion).", "c", ("k",)),
-    _array(
+    _jacobian(
         "constraint_jac_fun",
         "Constraint Jacobian A(q) (rows dc/dq, then the rows a(q) of the velocity constraints): A qdot = 0.",
         "A",
         ("k", "n"),
     ),
-    _array(
+    _jacobian(
         "constraint_jac_jac_fun",
         "Jacobian of the constraint Jacobian: constraint_jac_jac[:, :, i] = dA/dx_i (zero for the qdot half).",
         "A_jac",
@@ -167,7 +181,7 @@ CONSTRAINT_FUNCTIONS = (
         "bias",
         ("k",),
     ),
-    _array(
+    _jacobian(
         "constraint_bias_jac_fun",
         "Jacobian of the constraint bias: constraint_bias_jac[:, i] = dg/dx_i.",
         "bias_jac",

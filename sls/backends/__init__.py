@@ -16,7 +16,9 @@ to the :class:`Backend` interface (:mod:`sls.backends.base`):
 * :meth:`Backend.compile` — files built from the rendered ones (the C
   target's shared library), or nothing;
 * :meth:`Backend.owns`, :meth:`Backend.writes`, :attr:`Backend.folders` —
-  which files in an output folder are the target's.
+  which files in an output folder are the target's;
+* :meth:`Backend.placeholder` — what a file holds while the package is being
+  written (the Python target's ``__init__.py`` that refuses to import).
 
 :func:`backend` picks one; :func:`register` adds a target at run time.
 """
@@ -81,6 +83,16 @@ def owned(path: Path) -> bool:
 def written(name: str) -> bool:
     """True when some target writes files of the kind of ``name`` (suffix, or a library's name)."""
     return any(b.writes(name) for b in every_backend())
+
+
+def placeholder(name: str) -> str | None:
+    """What the file ``name`` holds while its package is being written (a Python package's ``__init__.py``
+    that refuses to import), from the first target writing files of its kind that has one; else ``None``."""
+    for b in every_backend():
+        text = b.placeholder(name) if b.writes(name) else None
+        if text is not None:
+            return text
+    return None
 
 
 def folders() -> tuple:

@@ -48,6 +48,9 @@ class Backend:
     unroll_max: int | None = None
     #: Template folders under ``templates/`` (first match wins); default: the target's name.
     templates: tuple = ()
+    #: The targets this one builds on (their names): their template folders follow the target's own, and
+    #: :meth:`base` hands out their backends (the C target's package reuses the Python target's API files).
+    builds_on: tuple = ()
 
     # -- refusing early ---------------------------------------------------
 
@@ -82,6 +85,13 @@ class Backend:
         """True when a file named ``name`` is of a kind the target writes (for removing stale files)."""
         return Path(name).suffix in self.suffixes
 
+    def placeholder(self, name: str) -> str | None:
+        """What the file ``name`` holds while the target's package is being written, or ``None`` (no stub).
+
+        The writer (:mod:`sls.output.write`) puts it in place first and the real file last, so a run killed
+        midway leaves a package that says so instead of a mix of two generations."""
+        return None
+
     def runtime_folder(self) -> Path:
         """The folder of the target's runtime sources: ``runtime/`` next to the module defining the backend."""
         module = sys.modules[type(self).__module__]
@@ -94,10 +104,20 @@ class Backend:
 
     def template_folders(self) -> list:
         """The folders of the target's templates, first match wins: ``templates/<t>`` for each of
-        :attr:`templates` (default: the target's name)."""
+        :attr:`templates` (default: the target's name), then those of the targets it builds on
+        (:attr:`builds_on`)."""
         from sls.backends import render
 
-        return [render.template_folder(t) for t in self.templates or (self.name,)]
+        own = [render.template_folder(t) for t in self.templates or (self.name,)]
+        return own + [folder for name in self.builds_on for folder in self.base(name).template_folders()]
+
+    def base(self, name: str) -> Backend:
+        """The backend of the target ``name`` this one builds on (declared in :attr:`builds_on`)."""
+        if name not in self.builds_on:
+            raise ValueError(f"--target {self.name} does not declare that it builds on --target {name}")
+        from sls.backends import backend
+
+        return backend(name)
 
     def environment(self) -> Any:
         """The Jinja2 environment of the target's templates (:func:`sls.backends.render.environment`)."""

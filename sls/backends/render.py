@@ -32,21 +32,23 @@ def template_root() -> Path:
     """
     package = Path(__file__).resolve().parents[1]  # sls/
     for folder in (package / "templates", package.parent / "templates"):
-        if (folder / "python" / "function.py.j2").is_file():
+        if any(folder.glob("*/*.j2")):
             return folder
     raise RuntimeError("sls installation is broken: its templates are missing")
 
 
-def template_folder(target: str = "python") -> Path:
+def template_folder(target: str) -> Path:
     """The folder of ``target``'s templates (``templates/<target>``)."""
     return template_root() / target
 
 
 def environment(*folders: str | Path) -> jinja2.Environment:
     """The Jinja2 environment sls renders with (strict: undefined names fail), loading from ``folders``
-    (paths, or target names for ``templates/<name>``), first match wins (the C target also renders Python
-    templates: ``"c", "python"``); default ``"python"``."""
-    paths = [f if isinstance(f, Path) else template_folder(f) for f in folders or ("python",)]
+    (paths, or target names for ``templates/<name>``), first match wins (the C target also renders the
+    templates of the Python target it builds on: ``"c", "python"``). At least one folder."""
+    if not folders:
+        raise ValueError("render.environment: name the template folders to load from")
+    paths = [f if isinstance(f, Path) else template_folder(f) for f in folders]
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(p) for p in paths]),
         undefined=jinja2.StrictUndefined,

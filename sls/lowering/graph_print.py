@@ -7,16 +7,16 @@ function, in evaluation order); single-use nodes are inlined into their
 parent, up to a nesting depth that keeps lines readable and parsable.
 
 Operators and numbers print the same in every language sls targets; the
-*functions* (``sin``, ``atan2``, ``sign``, …) come from a sympy code printer
-(:class:`~sls.backends.python.printer.ScalarPrinter` for Python floats,
-:class:`~sls.backends.python.printer.BatchPrinter` for numpy arrays), applied once per
-function to placeholders, so the graph prints exactly the calls the expanded
-route prints.
+*functions* (``sin``, ``atan2``, ``sign``, …) come from the target's sympy
+code printer (:class:`~sls.backends.python.printer.ScalarPrinter` for
+Python floats, :class:`~sls.backends.c.printer.CPrinter` for C, …), applied
+once per function to placeholders, so the graph prints exactly the calls the
+expanded route prints. Names print marked (:func:`~sls.lowering.expr.mark_name`)
+and every result is an :class:`~sls.lowering.expr.Expr`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,18 +25,13 @@ from typing import Any
 import sympy
 
 from sls.algebra.graph import Graph
+from sls.lowering.expr import Expr, mark_name
 
 #: Precedence levels of printed text: what may stand unparenthesized where
 #: (``NEG`` is a negated product or a negative number, ``-a*b``).
 LOW, ADD, NEG, MUL, POW, ATOM = 0, 1, 2, 3, 4, 5
 #: Deepest nesting of inlined single-use nodes before a temporary is introduced.
 MAX_INLINE_DEPTH = 12
-
-_CALL = re.compile(r"^[A-Za-z_][\w.]*\(")
-
-
-def _python_power(base: str, exponent: str) -> tuple[str, int]:
-    return f"{base}**{exponent}", POW
 
 
 def _same(name: str) -> str:
@@ -49,19 +44,19 @@ class Style:
 
     ``printer`` is the sympy code printer used for function calls (and
     constants such as ``pi``); ``scalar`` writes small integer powers as
-    products. The hooks default to Python and let other languages print:
-    ``power(base, exponent)`` gives ``(text, precedence)`` of a power whose
-    operands are printed atoms (Python ``base**exponent``, C ``pow(...)``);
-    ``integer(k)`` prints an integer literal (C prints ``2.0``, so no division
-    is an integer division); ``names`` renames symbols (a backend's reserved
+    products; ``power(base, exponent)`` gives ``(text, precedence)`` of a
+    power whose operands are printed atoms (Python ``base**exponent``, C
+    ``pow(...)``, MATLAB ``base^exponent``): every target says how it writes
+    one. The other hooks have neutral defaults: ``integer(k)`` prints an
+    integer literal (plain digits; C prints ``2.0``, so no division is an
+    integer division); ``names`` renames symbols (a backend's reserved
     names); ``local(name)`` is how a generated local (``_g0``, ``_qddot1``)
     reads (MATLAB names cannot start with ``_``: ``g0_``).
     """
 
     printer: Any
-    module: str
     scalar: bool
-    power: Callable[[str, str], tuple[str, int]] = _python_power
+    power: Callable[[str, str], tuple[str, int]]
     integer: Callable[[int], str] = str
     names: dict[str, str] = field(default_factory=dict)
     local: Callable[[str], str] = _same
@@ -102,16 +97,16 @@ class GraphPrinter:
         self._coefficients: dict = {}
 
     def program(self, outputs: Sequence[int], prefix: str = "_g") -> tuple[list[str], list[str]]:
-        """``(lines, texts)``: Python assignments of the shared temporaries, and each output's text
+        """``(lines, texts)``: assignments ``name = text`` of the shared temporaries, and each output's text
         (a convenience to check the printer; the lowering reads :meth:`phased_program`)."""
-        temporaries, _, texts = self.phased_program(outputs, 0, prefix)
-        return [f"{name} = {text}" for name, text in temporaries], texts
+        temporaries, _, values = self.phased_program(outputs, 0, prefix)
+        return [f"{name} = {value.text()}" for name, value in temporaries], [value.text() for value in values]
 
     def phased_program(
         self, outputs: Sequence[int], late_mask: int, prefix: str = "_g", plan: Plan | None = None
-    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
-        """``(temporaries, late, texts)``: the shared temporaries as ``(name, text)`` pairs in evaluation
-        order, each output's text, and apart from them (``late``) the temporaries depending on the symbols
+    ) -> tuple[list[tuple[str, Expr]], list[tuple[str, Expr]], list[Expr]]:
+        """``(temporaries, late, values)``: the shared temporaries as ``(name, value)`` pairs in evaluation
+        order, each output's value, and apart from them (``late``) the temporaries depending on the symbols
         of ``late_mask`` (a :meth:`~sls.algebra.graph.Graph.mask`), to be bound once those symbols have values;
         ``temporaries`` never read them. ``plan``: :func:`make_plan` of ``outputs``, when already made (it does
         not depend on the style)."""
@@ -128,9 +123,14 @@ class GraphPrinter:
                 name = self.style.local(f"{prefix}{count}")
                 count += 1
                 (late if g.deps[node] & late_mask else lines).append((name, text))
-                text, prec = name, ATOM
+                text, prec = mark_name(name), ATOM
             printed[node] = (text, prec)
-        return lines, late, [printed[o][0] for o in outputs]
+        parse = Expr.parse
+        return (
+            [(name, parse(text)) for name, text in lines],
+            [(name, parse(text)) for name, text in late],
+            [parse(printed[o][0]) for o in outputs],
+        )
 
     # ------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class GraphPrinter:
         kind, args = g.kind[node], g.args[node]
         if kind == "sym":
             name = g.payload[node].name
-            return self.style.names.get(name) or self.style.local(name), ATOM
+            return mark_name(self.style.names.get(name) or self.style.local(name)), ATOM
         if kind == "num":
             return self._number(g.payload[node])
         if kind == "add":
@@ -241,13 +241,23 @@ class GraphPrinter:
             placeholders = sympy.symbols(f"_arg0:{arity}", real=True)
             text = self.style.printer.doprint(func(*placeholders))
             marks = [self.style.printer.doprint(p) for p in placeholders]  # as the printer names them
-            atomic = bool(_CALL.match(text)) and _closes_at_end(text)
+            atomic = _starts_with_call(Expr.parse(text).text()) and _closes_at_end(text)
             self._templates[key] = (text, marks, atomic)
         text, marks, atomic = self._templates[key]
         for k in reversed(range(arity)):  # _arg10 before _arg1
             mark = marks[k]
             text = text.replace(mark, self._wrap(items[k], ATOM) if not _is_sole_argument(text, mark) else items[k][0])
         return text, ATOM if atomic else LOW
+
+
+def _starts_with_call(text: str) -> bool:
+    """True when ``text`` starts with a call: a (dotted) name, then ``(``."""
+    head, paren, _ = text.partition("(")
+    return (
+        bool(paren)
+        and head[:1].isidentifier()
+        and all(char.isidentifier() or char.isdigit() or char == "." for char in head)
+    )
 
 
 def _closes_at_end(text: str) -> bool:
@@ -263,4 +273,8 @@ def _closes_at_end(text: str) -> bool:
 
 def _is_sole_argument(template: str, mark: str) -> bool:
     """True when the placeholder ``mark`` stands alone between a call's delimiters (no parentheses needed)."""
-    return re.search(rf"[(,] ?{re.escape(mark)}(?=[,)])", template) is not None and template.count(mark) == 1
+    if template.count(mark) != 1:
+        return False
+    before, _, after = template.partition(mark)
+    before = before.removesuffix(" ")
+    return before.endswith(("(", ",")) and after.startswith((",", ")"))

@@ -15,7 +15,8 @@ Guarantees
   the permissions the umask gives (like any new file).
 * Never a silent mix of two generations: the first step replaces
   ``__init__.py`` by a stub that refuses to import ("interrupted, run sls
-  generate again"); the modules follow, and the real ``__init__.py`` is put
+  generate again"; the target writing ``__init__.py`` provides it:
+  :func:`sls.backends.placeholder`); the modules follow, and the real ``__init__.py`` is put
   back last. Killed at any moment, the folder holds the whole old package, a
   package that refuses to import with that message, or the whole new one.
   Concurrent runs on one folder take turns (an ``flock`` on the folder).
@@ -35,23 +36,12 @@ except ImportError:  # not POSIX
     fcntl = None  # type: ignore[assignment]
 
 from sls import backends
-from sls.backends.python import HEADER_MARK
 from sls.errors import OutputError
-from sls.version import __version__
 
 #: Prefix of the temporary files sls writes before renaming them into place.
 TEMPORARY_PREFIX = ".sls-tmp-"
 _CACHE = "__pycache__"
 _INIT = "__init__.py"
-
-#: What ``__init__.py`` holds while the package is being written.
-INCOMPLETE_INIT = f"""{HEADER_MARK}{__version__}: this package is being written, or its writing was interrupted.
-# sls puts the real __init__.py back as the last step of sls generate.
-raise ImportError(
-    "the generated package in " + __import__("os").path.dirname(__file__) + " is incomplete: "
-    "sls generate was interrupted (or is still running) while writing it; run sls generate again"
-)
-"""
 
 
 @contextlib.contextmanager
@@ -160,8 +150,9 @@ def _write(files: dict[str, str], folder: Path) -> None:
                 with contextlib.suppress(OSError):
                     os.unlink(place / entry)
     package = _INIT in files  # a Python package (a target may write plain files)
-    if package:
-        _put(folder, _INIT, INCOMPLETE_INIT)  # from here on the package refuses to import ...
+    placeholder = backends.placeholder(_INIT) if package else None  # the target's "being written" stub
+    if placeholder is not None:
+        _put(folder, _INIT, placeholder)  # from here on the package refuses to import ...
         _sync(folder)
     for name, text in files.items():
         if name != _INIT:

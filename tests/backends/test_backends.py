@@ -15,7 +15,7 @@ import sls
 from sls import backends, functions, lowering
 from sls.backends import Backend, render
 from sls.errors import ModelError, OutputError
-from sls.lowering.graph_print import Style
+from sls.lowering.graph_print import POW, Style
 from sls.readers import load_example
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,8 @@ class ToyBackend(Backend):
 
     def paths(self, model) -> list:
         printer = StrPrinter()
-        return [lowering.Path(text=printer.doprint, style=Style(printer, "", scalar=True))]
+        style = Style(printer, scalar=True, power=lambda base, exponent: (f"{base}**{exponent}", POW))
+        return [lowering.Path(text=printer.doprint, style=style)]
 
     def kernel(self, function, lowered, model) -> list:
         (name,) = lowered[0].outputs
@@ -185,14 +186,15 @@ def test_runtime_sources_are_real_source_files():
 
 
 def test_no_private_cross_module_imports():
-    """Modules import each other's public names only (``from x import _name`` is a private reach-in)."""
+    """sls's modules import each other's public names only (``from sls.x import _name`` is a private reach-in;
+    a printer may use sympy's own helpers, as sympy's printers do)."""
     offenders = []
     for path in sorted((ROOT / "sls").rglob("*.py")):
         if "runtime" in path.parts:  # copied into generated packages: their imports are the package's own
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             stripped = line.strip()
-            if stripped.startswith("from ") and " import " in stripped:
+            if stripped.startswith(("from sls", "from .")) and " import " in stripped:
                 names = stripped.split(" import ", 1)[1].strip("() ").split(",")
                 if any(
                     n.strip().split(" as ")[0].startswith("_") and n.strip() not in ("", "__version__") for n in names
@@ -203,8 +205,41 @@ def test_no_private_cross_module_imports():
 
 def test_the_writer_needs_no_target_names():
     text = (ROOT / "sls" / "output" / "write.py").read_text()
-    for name in ("_native", '"c"', '.m"', "MATLAB", "C_HEADER"):
+    for name in ("_native", '"c"', '.m"', "MATLAB", "C_HEADER", "HEADER_MARK", "backends.python", "# Generated"):
         assert name not in text
+
+
+def test_the_writer_asks_the_python_target_for_the_stub_init():
+    stub = backends.placeholder("__init__.py")
+    assert stub is not None and stub.startswith(backends.backend("python").header_mark)
+    assert backends.placeholder("model.c") is None and backends.placeholder("M_fun.m") is None
+
+
+def test_no_target_defaults_to_python():
+    """The middle names no target: the graph printer's style says how its target writes a power, the template
+    environment loads the folders it is given, and the C target declares the Python target it builds on."""
+    import dataclasses
+
+    from sls.lowering.graph_print import Style
+
+    assert {f.name for f in dataclasses.fields(Style) if f.default is dataclasses.MISSING} >= {"power"}
+    with pytest.raises(ValueError, match="name the template folders"):
+        render.environment()
+    with pytest.raises(TypeError):
+        render.template_folder()  # type: ignore[call-arg]
+    c = backends.backend("c")
+    assert c.builds_on == ("python",)
+    assert c.template_folders() == [render.template_folder("c"), render.template_folder("python")]
+    assert backends.backend("python").builds_on == () and backends.backend("matlab").builds_on == ()
+    with pytest.raises(ValueError, match="does not declare"):
+        backends.backend("matlab").base("python")
+
+
+def _expr(text: str) -> lowering.Expr:
+    """``text`` (arithmetic over names, written by a test) as an expression reading its names."""
+    import re
+
+    return lowering.Expr.parse(re.sub(r"[A-Za-z_]\w*", lambda m: lowering.mark_name(m.group()), text))
 
 
 def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
@@ -215,10 +250,10 @@ def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
     scope: dict = {"w": w, "x": x}
     for statement in statements:
         if isinstance(statement, Let):
-            scope[statement.name] = eval(statement.value, {}, scope)  # texts built by this test
+            scope[statement.name] = eval(statement.value.text(), {}, scope)  # texts built by this test
         elif isinstance(statement, Store):
             target = {"w": w, "out": out}[statement.array]
-            target[statement.index] = eval(statement.value, {}, scope)
+            target[statement.index] = eval(statement.value.text(), {}, scope)
 
 
 def test_c_split_parts_compute_what_the_whole_body_computes():
@@ -227,10 +262,10 @@ def test_c_split_parts_compute_what_the_whole_body_computes():
     from sls.backends.c.code import Store, c_function, eliminate_dead_code, split
     from sls.lowering import Let
 
-    statements: list = [Let("_t0", "x[0]"), Let("_dead", "x[0]*2.0")]
+    statements: list = [Let("_t0", _expr("x[0]")), Let("_dead", _expr("x[0]*2.0"))]
     for k in range(1, 40):  # a chain reading values several parts back
-        statements.append(Let(f"_t{k}", f"_t{k - 1} + 0.5*_t{k // 3} + x[{k % 2}]"))
-    statements += [Store("out", 0, "_t39"), Store("out", 1, "_t7*_t20")]
+        statements.append(Let(f"_t{k}", _expr(f"_t{k - 1} + 0.5*_t{k // 3} + x[{k % 2}]")))
+    statements += [Store("out", 0, _expr("_t39")), Store("out", 1, _expr("_t7*_t20"))]
     assert all(getattr(s, "name", None) != "_dead" for s in eliminate_dead_code(statements))
     whole: list = [0.0, 0.0]
     _run_c_statements(statements, [], whole, [0.25, -1.5])
@@ -242,3 +277,47 @@ def test_c_split_parts_compute_what_the_whole_body_computes():
     assert out == pytest.approx(whole, rel=1e-15)
     lines = c_function("f", statements, "F").lines(parts[1].statements)
     assert any("w[" in line for line in lines)  # a later part reads earlier values from the workspace
+
+
+def _code_files() -> list[Path]:
+    """The sources of the middle and the backends (not the runtime sources copied into packages)."""
+    folders = [ROOT / "sls" / "lowering", ROOT / "sls" / "backends"]
+    return [p for folder in folders for p in sorted(folder.rglob("*.py")) if "runtime" not in p.parts]
+
+
+def test_no_backend_reads_printed_text_with_regular_expressions():
+    """Expressions reach the backends as data (:class:`sls.lowering.Expr`): no module of the lowering or of a
+    backend imports ``re``."""
+    import ast
+
+    offenders = []
+    for path in _code_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            imported = []
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                imported = [node.module or ""]
+            if any(name == "re" or name.startswith("re.") for name in imported):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_per_function_behaviour_comes_from_the_registry():
+    """No backend or lowering module branches on a generated function's name: what differs per function is a
+    field of :mod:`sls.functions` (``solve``, ``jacobian``, ``uses``, ``arguments``)."""
+    import ast
+
+    names = set(functions.BY_NAME)
+    offenders = []
+    for path in _code_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in names:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    for path in sorted((ROOT / "templates").rglob("*.j2")):
+        if path.name in {f"{name}.py.j2" for name in names} | {"constrained.py.j2"}:
+            continue  # a function's own template (or the constrained solves' shared one, keyed by its name)
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "fn.name ==" in line or "fn.name !=" in line or "fn.name in" in line:
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []

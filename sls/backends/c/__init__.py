@@ -86,13 +86,13 @@ UNITS = {
 }
 
 
-def unit_of(name: str, solve: bool) -> str:
-    """The translation unit (a key of :data:`UNITS`) compiling generated function ``name``."""
-    if name == "linearized_model":
+def unit_of(function: functions.Function) -> str:
+    """The translation unit (a key of :data:`UNITS`) compiling a generated function."""
+    if function.solve == functions.LINEARIZATION:
         return "c/_linearize.c"
-    if solve or functions.BY_NAME[name].uses:
+    if function.solve or function.uses:
         return "c/_solve.c"
-    return "c/_jac.c" if name.endswith("_jac_fun") else "c/_eval.c"
+    return "c/_jac.c" if function.jacobian else "c/_eval.c"
 
 
 class CBackend(Backend):
@@ -106,7 +106,9 @@ class CBackend(Backend):
     provides = "C's libm provides"
     constrained = False
     unroll_max = None
-    templates = ("c", "python")
+    #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
+    #: runtime sources.
+    builds_on = ("python",)
 
     def __init__(self) -> None:
         self.units: dict = {}
@@ -176,14 +178,14 @@ class CBackend(Backend):
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
         prefix = self._names(model)[0]
-        return c_function(function.name, solve_body(function.name, programs[0], model.n, model.m, prefix), failure)
+        return c_function(function.name, solve_body(function.solve, programs[0], model.n, model.m, prefix), failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.code import c_function, xdot_body
 
-        if function.uses != "qddot_fun":
-            return None
-        statements = xdot_body(self._names(model)[0], model.n)
+        if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
+            return None  # only ẋ = [q̇; q̈] is built from another function here
+        statements = xdot_body(self._names(model)[0], model.n, function.uses)
         return lambda: c_function(function.name, statements)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
@@ -215,18 +217,16 @@ class CBackend(Backend):
         }
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in specs if unit_of(f.name, f.solve) == unit] for unit in UNITS}
+        held = {unit: [f for f in specs if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
-    @staticmethod
-    def _python_runtime(env: Any, ctx: dict) -> str:
+    def _python_runtime(self, env: Any, ctx: dict) -> str:
         """The Python target's ``_runtime.py`` (argument checks and errors of the package's API)."""
-        from sls.backends.python import PythonBackend
         from sls.backends.python.files import names_tuple, runtime_text
 
         values = {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
-        text = runtime_text(PythonBackend().runtime_files()["_runtime.py"], values)
+        text = runtime_text(self.base("python").runtime_files()["_runtime.py"], values)
         return env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=text)
 
     def compile(self, files: dict, on_step: object = None) -> dict:

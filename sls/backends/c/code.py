@@ -4,17 +4,20 @@ the lane kernels of the batch loop and what the templates need about each functi
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy
+from sympy.codegen.ast import real
 from sympy.printing.c import C99CodePrinter
 
 from sls import functions, lowering
 from sls.backends.c.names import HEADER_MARK
 from sls.errors import brief
-from sls.lowering import Check, Fail, Let, strip_parens, text_of
+from sls.lowering import Check, Expr, Fail, Let, Value, expr_of, mark_library, mark_name, strip_parens
+from sls.lowering import unknown_statement as _unknown
+from sls.lowering.arguments import PARAMETERS, bind_arguments
 from sls.lowering.graph_print import ATOM, Style
 
 if TYPE_CHECKING:  # a type only: no import at run time
@@ -23,14 +26,34 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 class CPrinter(C99CodePrinter):
     """sympy's C99 printer for sls: exact float literals, ``x*x`` for squares and cubes, no ``M_PI`` (not C99),
-    renamed symbols (:func:`renames`)."""
+    renamed symbols (:func:`renames`). Names print marked (:func:`~sls.lowering.expr.mark_name`), and so
+    does every function the code calls (:func:`~sls.lowering.expr.mark_library`): the lane kernels need to
+    know them."""
 
     def __init__(self, names: dict | None = None) -> None:
         super().__init__({"strict": True} if "strict" in C99CodePrinter._default_settings else {})
         self.names = dict(names or {})
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return self.names.get(expr.name, expr.name)
+        return mark_name(self.names.get(expr.name, expr.name))
+
+    def _print_math_func(self, expr: sympy.Expr, nest: bool = False, known: Any = None) -> str:
+        """A call of a libm function (sympy's ``_print_math_func``, with the function's name marked)."""
+        if expr in self.math_macros:  # a constant <math.h> names (M_LN2, ...): as sympy prints it
+            return f"{self._ns}{self.math_macros[expr]}"
+        if known is None:
+            known = self.known_functions[type(expr).__name__]
+        if not isinstance(known, str):
+            known = next(name for condition, name in known if condition(*expr.args))
+        suffix = self._get_func_suffix(real) if self._ns + known in self._prec_funcs else ""
+        name = mark_library(f"{self._ns}{known}{suffix}")
+        args = [self._print(arg) for arg in expr.args]
+        if not nest:
+            return f"{name}({', '.join(args)})"
+        text = args[-1]  # fmax(a, fmax(b, c)): two arguments per call
+        for arg in reversed(args[:-1]):
+            text = f"{name}({arg}, {text})"
+        return text
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return repr(float(expr))
@@ -52,10 +75,10 @@ class CPrinter(C99CodePrinter):
         if exponent == -1:
             return f"(1.0/{self.parenthesize(base, 50)})"
         if exponent == sympy.Rational(1, 2):
-            return f"sqrt({self._print(base)})"
+            return f"{mark_library('sqrt')}({self._print(base)})"
         if exponent == -sympy.Rational(1, 2):
-            return f"(1.0/sqrt({self._print(base)}))"
-        return f"pow({self._print(base)}, {self._print(exponent)})"
+            return f"(1.0/{mark_library('sqrt')}({self._print(base)}))"
+        return f"{mark_library('pow')}({self._print(base)}, {self._print(exponent)})"
 
     def _print_Heaviside(self, expr: sympy.Expr) -> str:
         # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0.
@@ -78,8 +101,14 @@ class CPrinter(C99CodePrinter):
         return strip_parens(text)
 
 
+# sympy's C99 printer prints every libm function through one method, which CPrinter marks the names of.
+for _attribute, _method in list(vars(C99CodePrinter).items()):
+    if _method is vars(C99CodePrinter)["_print_math_func"] and _attribute != "_print_math_func":
+        setattr(CPrinter, _attribute, CPrinter._print_math_func)
+
+
 def _c_power(base: str, exponent: str) -> tuple[str, int]:
-    return f"pow({base}, {exponent})", ATOM
+    return f"{mark_library('pow')}({base}, {exponent})", ATOM
 
 
 def _c_prefix(array: str) -> str:
@@ -90,7 +119,7 @@ def _c_prefix(array: str) -> str:
 def c_path(names: dict[str, str]) -> lowering.Path:
     """The one path of the C target (every entry a double)."""
     printer = CPrinter(names)
-    style = Style(printer, "", scalar=True, power=_c_power, integer=lambda k: f"{k}.0", names=dict(names))
+    style = Style(printer, scalar=True, power=_c_power, integer=lambda k: f"{k}.0", names=dict(names))
     return lowering.Path(text=printer.expression, style=style, prefix=_c_prefix)
 
 
@@ -100,11 +129,19 @@ def c_path(names: dict[str, str]) -> lowering.Path:
 
 @dataclass(frozen=True)
 class Store:
-    """``array[index] = value;`` (``value`` an expression text: a name, a number or a printed expression)."""
+    """``array[index] = value;`` (``value`` a name, a number or a printed expression)."""
 
     array: str
     index: int
-    value: str
+    value: Expr
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.value.reads
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return (self.array,)
 
 
 @dataclass(frozen=True)
@@ -113,6 +150,14 @@ class Zeros:
 
     array: str
     size: int
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return (self.array,)
 
 
 @dataclass(frozen=True)
@@ -123,15 +168,23 @@ class CallQddot:
     callee: str
     offset: int
 
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ("x", "u", PARAMETERS)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return ("out",)
+
 
 @dataclass(frozen=True)
 class SolveRows:
     """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
-    ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m texts, row by row), then ``Z`` into the lower rows of
+    ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m values, row by row), then ``Z`` into the lower rows of
     ``A`` and ``B``.
 
     ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
-    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D``, as texts (names or float literals).
+    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals).
     ``callee`` is the file's helper (``<prefix>_solve_rows``), whose loops over a row's columns compilers
     vectorize.
     """
@@ -139,52 +192,62 @@ class SolveRows:
     callee: str
     n: int
     m: int
-    lower: tuple[str, ...]
-    reciprocal: tuple[str, ...]
-    rhs: tuple[str, ...]
+    lower: tuple[Expr, ...]
+    reciprocal: tuple[Expr, ...]
+    rhs: tuple[Expr, ...]
 
-    def texts(self) -> tuple[str, ...]:
+    def values(self) -> tuple[Expr, ...]:
         """Every value the statement reads."""
         return self.lower + self.reciprocal + self.rhs
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return tuple(name for value in self.values() for name in value.reads)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return ("A", "B") if self.m else ("A",)
 
 
 #: A statement of a C function body.
 Statement = Let | Check | Fail | Store | Zeros | CallQddot | SolveRows
-
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
-_TRIG = re.compile(r"\b(sin|cos)\(")
+#: Who meets a statement kind it does not know (see :func:`~sls.lowering.statements.unknown_statement`).
+TARGET = "the C target"
 
 
 def line(statement: Statement, failure: str) -> str:
     """One statement as a line of C (``failure``: what a pivot ``≤ 0`` returns)."""
-    if isinstance(statement, Let):
-        return f"const double {statement.name} = {statement.value};"
-    if isinstance(statement, Check):
-        return f"if (!({statement.pivot} > 0.0)) return {failure};"
-    if isinstance(statement, Fail):
-        return f"return {failure};"
-    if isinstance(statement, Store):
-        return f"{statement.array}[{statement.index}] = {statement.value};"
-    if isinstance(statement, Zeros):
-        return f"for (size_t k = 0; k < {statement.size}; ++k) {statement.array}[k] = 0.0;"
-    if isinstance(statement, SolveRows):
-        return _solve_rows_lines(statement)
-    return (
-        f"{{ const int status = {statement.callee}(x, u, p, out + {statement.offset}); "
-        "if (status != 0) return status; }"
-    )
+    match statement:
+        case Let(name=name, value=value):
+            return f"const double {name} = {value.text()};"
+        case Check(pivot=pivot):
+            return f"if (!({pivot.text()} > 0.0)) return {failure};"
+        case Fail():
+            return f"return {failure};"
+        case Store(array=array, index=index, value=value):
+            return f"{array}[{index}] = {value.text()};"
+        case Zeros(array=array, size=size):
+            return f"for (size_t k = 0; k < {size}; ++k) {array}[k] = 0.0;"
+        case SolveRows():
+            return _solve_rows_lines(statement)
+        case CallQddot(callee=callee, offset=offset):
+            return f"{{ const int status = {callee}(x, u, p, out + {offset}); if (status != 0) return status; }}"
+        case _:
+            raise _unknown(statement, TARGET)
 
 
 def _solve_rows_lines(statement: SolveRows) -> str:
     """A :class:`SolveRows` as a block of C (lines after the first indented for a function body)."""
     n, m = statement.n, statement.m
     cols = 2 * n + m
-    rows = ",\n            ".join("{" + ", ".join(statement.rhs[i * cols : (i + 1) * cols]) + "}" for i in range(n))
+    rhs = [value.text() for value in statement.rhs]
+    lower = ", ".join(value.text() for value in statement.lower)
+    reciprocal = ", ".join(value.text() for value in statement.reciprocal)
+    rows = ",\n            ".join("{" + ", ".join(rhs[i * cols : (i + 1) * cols]) + "}" for i in range(n))
     lines = [
         "{",
-        f"    const double _lower[{max(len(statement.lower), 1)}] = {{{', '.join(statement.lower) or '0.0'}}};",
-        f"    const double _reciprocal[{n}] = {{{', '.join(statement.reciprocal)}}};",
+        f"    const double _lower[{max(len(statement.lower), 1)}] = {{{lower or '0.0'}}};",
+        f"    const double _reciprocal[{n}] = {{{reciprocal}}};",
         f"    double _R[{n}][{cols}] = {{\n            {rows}\n        }};",
         "    int _i, _c;",
         f"    {statement.callee}(_lower, _reciprocal, _R);",
@@ -198,61 +261,56 @@ def _solve_rows_lines(statement: SolveRows) -> str:
 
 
 def defines(statement: Statement) -> str | None:
-    """The name a statement binds, if any."""
-    return statement.name if isinstance(statement, Let) else None
+    """The local a statement binds, if any."""
+    match statement:
+        case Let(name=name):
+            return name
+        case Check() | Fail() | Store() | Zeros() | CallQddot() | SolveRows():
+            return None
+        case _:
+            raise _unknown(statement, TARGET)
 
 
-def uses(statement: Statement) -> list[str]:
-    """The names a statement reads, in order of appearance (the identifiers of its expression text)."""
-    if isinstance(statement, Let):
-        return _IDENTIFIER.findall(statement.value)
-    if isinstance(statement, Check):
-        return _IDENTIFIER.findall(statement.pivot)
-    if isinstance(statement, Store):
-        return _IDENTIFIER.findall(statement.value)
-    if isinstance(statement, CallQddot):
-        return ["x", "u", "p"]
-    if isinstance(statement, SolveRows):
-        return [name for text in statement.texts() for name in _IDENTIFIER.findall(text)]
-    return []
+def stores(statement: Statement) -> tuple[str, ...]:
+    """The argument arrays a statement writes into."""
+    match statement:
+        case Store() | Zeros() | CallQddot() | SolveRows():
+            return statement.writes
+        case Let() | Check() | Fail():
+            return ()
+        case _:
+            raise _unknown(statement, TARGET)
 
 
-def writes(statement: Statement) -> str | None:
-    """The argument array a statement writes into, if any."""
-    if isinstance(statement, (Store, Zeros)):
-        return statement.array
-    if isinstance(statement, SolveRows):
-        return "A"
-    return "out" if isinstance(statement, CallQddot) else None
-
-
-def calls(statement: Statement) -> set[str]:
+def calls(statement: Statement) -> frozenset[str]:
     """The functions a statement calls."""
-    if isinstance(statement, (CallQddot, SolveRows)):
-        return {statement.callee}
-    if isinstance(statement, (Let, Store)):
-        return set(_CALL.findall(statement.value))
-    return set()
+    match statement:
+        case CallQddot(callee=callee) | SolveRows(callee=callee):
+            return frozenset({callee})
+        case Let(value=value) | Store(value=value):
+            return value.library
+        case Check() | Fail() | Zeros():
+            return frozenset()
+        case _:
+            raise _unknown(statement, TARGET)
 
 
-def _renamed(statement: Statement, renames: dict[str, str]) -> Statement:
-    """``statement`` with the names of its expression text replaced as ``renames`` says."""
-
-    def sub(text: str) -> str:
-        return _IDENTIFIER.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
-
-    if isinstance(statement, Let):
-        return Let(statement.name, sub(statement.value))
-    if isinstance(statement, Check):
-        return Check(sub(statement.pivot))
-    if isinstance(statement, Store):
-        return Store(statement.array, statement.index, sub(statement.value))
-    if isinstance(statement, SolveRows):
-        lower, reciprocal, rhs = (
-            tuple(sub(t) for t in texts) for texts in (statement.lower, statement.reciprocal, statement.rhs)
-        )
-        return SolveRows(statement.callee, statement.n, statement.m, lower, reciprocal, rhs)
-    return statement
+def renamed(statement: Statement, values: dict[str, Expr]) -> Statement:
+    """``statement`` reading ``values[name]`` (an expression) wherever it reads a name of ``values``."""
+    match statement:
+        case Let(name=name, value=value):
+            return Let(name, value.substitute(values))
+        case Check(pivot=pivot):
+            return Check(pivot.substitute(values))
+        case Store(array=array, index=index, value=value):
+            return Store(array, index, value.substitute(values))
+        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs):
+            lower, reciprocal, rhs = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal, rhs))
+            return SolveRows(callee, n, m, lower, reciprocal, rhs)
+        case Fail() | Zeros() | CallQddot():
+            return statement
+        case _:
+            raise _unknown(statement, TARGET)
 
 
 # --------------------------------------------------------------------------
@@ -283,7 +341,7 @@ class CFunction:
     workspace: int = 0
     failure: str = ""
 
-    def lines(self, statements: list[Statement]) -> list[str]:
+    def lines(self, statements: Iterable[Statement]) -> list[str]:
         """``statements`` (of this function) as lines of C."""
         return [line(s, self.failure) for s in statements]
 
@@ -301,7 +359,7 @@ def eliminate_dead_code(statements: list[Statement]) -> list[Statement]:
         name = defines(statement)
         if name is not None and name not in used:
             continue
-        used.update(uses(statement))
+        used.update(statement.reads)
         kept.append(statement)
     kept.reverse()
     return kept
@@ -316,10 +374,10 @@ def schedule(statements: list[Statement]) -> list[Statement]:
     compile and parts (:func:`split`) nearly independent.
     """
     defined: dict[str, int] = {}
-    reads: list[list[str]] = []
+    reads: list[tuple[str, ...]] = []
     roots: list[int] = []
     for i, statement in enumerate(statements):
-        reads.append(uses(statement))
+        reads.append(statement.reads)
         name = defines(statement)
         if name is not None:
             defined[name] = i
@@ -358,7 +416,7 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
     last: dict[str, int] = {}
     for c, chunk in enumerate(chunks):
         for statement in chunk:
-            for used in uses(statement):
+            for used in statement.reads:
                 if used in home and home[used] < c:
                     last[used] = c
             name = defines(statement)
@@ -381,15 +439,20 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
             active.append(name)
     parts = []
     for c, chunk in enumerate(chunks):
-        imported = {name: f"w[{slots[name]}]" for name in last if home[name] < c <= last[name]}
+        imported = {name: _workspace(slots[name]) for name in last if home[name] < c <= last[name]}
         out: list[Statement] = []
         for statement in chunk:
-            out.append(_renamed(statement, imported))
+            out.append(renamed(statement, imported))
             name = defines(statement)
             if name is not None and name in last:
-                out.append(Store("w", slots[name], name))
+                out.append(Store("w", slots[name], Expr.name(name)))
         parts.append(Part(out, fails=any(isinstance(s, (Check, Fail)) for s in chunk)))
     return parts, size_used
+
+
+def _workspace(slot: int) -> Expr:
+    """``w[slot]``: a value of an earlier part, read from the workspace."""
+    return Expr.join(Expr.name("w"), f"[{slot}]")
 
 
 def c_function(name: str, statements: list[Statement], failure: str = "") -> CFunction:
@@ -401,24 +464,31 @@ def c_function(name: str, statements: list[Statement], failure: str = "") -> CFu
     return CFunction(name, statements, parts, workspace, failure)
 
 
-def _fill(target: str, values: list[str]) -> list[Statement]:
-    """Stores of ``values`` (texts, ``"0.0"`` for zeros) into ``target``; many zeros become one loop."""
-    zeros = sum(v == "0.0" for v in values)
+def _is_zero(value: Value) -> bool:
+    """True for the constant ``0.0`` (not ``-0.0``, which is stored as it is)."""
+    return isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) > 0.0
+
+
+def _fill(target: str, values: Sequence[Value]) -> list[Statement]:
+    """Stores of ``values`` into ``target``; many zeros become one loop."""
+    zeros = sum(_is_zero(v) for v in values)
     if zeros < 16:
-        return [Store(target, k, v) for k, v in enumerate(values)]
-    return [Zeros(target, len(values)), *(Store(target, k, v) for k, v in enumerate(values) if v != "0.0")]
+        return [Store(target, k, expr_of(v)) for k, v in enumerate(values)]
+    stored = (Store(target, k, expr_of(v)) for k, v in enumerate(values) if not _is_zero(v))
+    return [Zeros(target, len(values)), *stored]
 
 
 def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
     """An array function: temporaries, then every entry of its one output into ``out`` (row-major)."""
     (name,) = lowered.outputs
-    _, texts, constants = lowered.output(name)
-    values = [repr(c) if c is not None else t for t, c in zip(texts, constants)]
+    _, entries, constants = lowered.output(name)
+    values: list[Value] = [c if c is not None else entry for entry, c in zip(entries, constants)]
     return [*lowered.printed.lines, *_fill("out", values)]
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
-    """``qddot_fun``/``linearized_model``: kernel, unrolled factorization (a :class:`~sls.lowering.Check`
+def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
+    """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
+    kernel, unrolled factorization (a :class:`~sls.lowering.Check`
     fails when a pivot is ≤ 0), solves, outputs.
 
     A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
@@ -428,17 +498,17 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix
     vectorizes.
     """
     statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
-    rows = name == "linearized_model" and program.phased and bool(program.ldl) and bool(prefix)
+    rows = kind == functions.LINEARIZATION and program.phased and program.ldl is not None and bool(prefix)
     if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
         qddot = program.results["qddot"]
-        statements += [Let(name, text_of(value)) for name, value in zip(program.accelerations, qddot)]
+        statements += [Let(local, expr_of(value)) for local, value in zip(program.accelerations, qddot)]
         statements += [*program.late, *([] if rows else program.tail)]
-    if name == "qddot_fun":
-        return statements + _fill("out", [text_of(v) for v in program.results["qddot"]])
-    if rows:
+    if kind == functions.ACCELERATIONS:
+        return statements + _fill("out", program.results["qddot"])
+    if rows and program.ldl is not None:
         J, B_u = program.values["residual_jac"], program.values["B_u"]
         rhs = [
-            _nonzero_text(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
+            _unsigned_zero(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
             for a in range(n)
             for col in range(2 * n + m)
         ]
@@ -447,26 +517,28 @@ def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, prefix
             f"{prefix}_solve_rows",
             n,
             m,
-            tuple(text_of(L[i, j]) for i in range(n) for j in range(i)),
-            tuple(text_of(r) for r in reciprocal),
-            tuple(rhs),
+            tuple(expr_of(L[i, j]) for i in range(n) for j in range(i)),
+            tuple(expr_of(r) for r in reciprocal),
+            tuple(expr_of(v) for v in rhs),
         )
-        upper_A = [("1.0" if col == n + a else "0.0") for a in range(n) for col in range(2 * n)]
-        return statements + _fill("A", upper_A) + _fill("B", ["0.0"] * (n * m)) + [solve]
+        upper_A = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
+        return statements + _fill("A", upper_A) + _fill("B", [0.0] * (n * m)) + [solve]
     A_rows, B_rows = program.results["A"], program.results["B"]
     A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
-    return statements + _fill("A", [text_of(v) for v in A]) + _fill("B", [text_of(v) for v in B])
+    return statements + _fill("A", A) + _fill("B", B)
 
 
-def _nonzero_text(value: lowering.Value) -> str:
-    """A value as text, a zero constant of either sign as ``0.0``."""
-    return "0.0" if value == 0.0 else text_of(value)
+def _unsigned_zero(value: Value) -> Value:
+    """A value, a zero constant of either sign as ``0.0``."""
+    return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 
-def xdot_body(prefix: str, n: int) -> list[Statement]:
-    """``xdot_fun``: ``qddot_fun`` into the lower half of ``out``, ``q̇`` into the upper half."""
-    return [CallQddot(f"{prefix}_qddot_fun", n), *(Store("out", k, f"x[{n + k}]") for k in range(n))]
+def xdot_body(prefix: str, n: int, accelerations: str) -> list[Statement]:
+    """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the lower half of ``out``, ``q̇`` into the
+    upper half."""
+    state = [Expr.join(Expr.name("x"), f"[{n + k}]") for k in range(n)]
+    return [CallQddot(f"{prefix}_{accelerations}", n), *(Store("out", k, value) for k, value in enumerate(state))]
 
 
 # --------------------------------------------------------------------------
@@ -489,17 +561,26 @@ class Lanes:
     bindings: list[str] = field(default_factory=list)
 
 
-def _lane_line(statement: Statement, prefix: str) -> str:
-    """One statement of a lane kernel (lane ``i`` of arrays with the lane index last)."""
-    trig = lambda text: _TRIG.sub(lambda m: f"{prefix}_lane_{m.group(1)}(", text)  # noqa: E731
-    if isinstance(statement, Store):
-        return f"{'_o1' if statement.array == 'B' else '_o0'}[{statement.index}][i] = {trig(statement.value)};"
-    if isinstance(statement, Check):
-        return f"_bad = _bad | !({statement.pivot} > 0.0);"
-    if isinstance(statement, Fail):
-        return "_bad = 1;"
-    assert isinstance(statement, Let), statement
-    return f"const double {statement.name} = {trig(statement.value)};"
+#: The functions a lane kernel may call, each with its branch-free lane version (``<prefix>_lane_sin``).
+LANE_FUNCTIONS = ("sin", "cos")
+
+
+def _lane_line(statement: Statement, lane: dict[str, str]) -> str:
+    """One statement of a lane kernel (lane ``i`` of arrays with the lane index last); ``lane`` names the lane
+    versions of the functions."""
+    match statement:
+        case Store(array=array, index=index, value=value):
+            return f"{'_o1' if array == 'B' else '_o0'}[{index}][i] = {value.text(library=lane)};"
+        case Check(pivot=pivot):
+            return f"_bad = _bad | !({pivot.text()} > 0.0);"
+        case Fail():
+            return "_bad = 1;"
+        case Let(name=name, value=value):
+            return f"const double {name} = {value.text(library=lane)};"
+        case Zeros() | CallQddot() | SolveRows():
+            raise TypeError(f"{TARGET}: a lane kernel has no {type(statement).__name__}")
+        case _:
+            raise _unknown(statement, TARGET)
 
 
 def lane_kernel(code: CFunction, prefix: str) -> Lanes | None:
@@ -517,9 +598,10 @@ def lane_kernel(code: CFunction, prefix: str) -> Lanes | None:
     """
     if len(code.parts) > 1 or len(code.statements) > LANE_LINES:
         return None
-    called = set().union(*(calls(s) for s in code.statements))
-    if not called <= {"sin", "cos"} or any(isinstance(s, SolveRows) for s in code.statements):
+    called = frozenset().union(*(calls(s) for s in code.statements))
+    if not called <= set(LANE_FUNCTIONS) or any(isinstance(s, SolveRows) for s in code.statements):
         return None
+    lane = {name: f"{prefix}_lane_{name}" for name in LANE_FUNCTIONS}
     lines: list[str] = []
     stores: dict[int, list[int]] = {}
     for statement in code.statements:
@@ -527,7 +609,7 @@ def lane_kernel(code: CFunction, prefix: str) -> Lanes | None:
             continue  # zeros: every output entry not stored below is zero
         if isinstance(statement, Store):
             stores.setdefault(1 if statement.array == "B" else 0, []).append(statement.index)
-        lines.append(_lane_line(statement, prefix))
+        lines.append(_lane_line(statement, lane))
     return Lanes(lines, stores, bool(called))
 
 
@@ -596,6 +678,10 @@ class CSpec:
     doc: str
     wrapper: bool
     solve_rows: bool = False
+    #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
+    notes: tuple[str, ...] = ()
+    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; ``linearized_model``).
+    clones: bool = False
 
 
 def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
@@ -607,27 +693,16 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         dims = functions.sizes(shape, n, m)
         pointer = "out" if len(function.outputs) == 1 else name
         outputs.append(COutput(name, pointer, dims, math.prod(dims), repr(dims)))
-    symbols = {
-        "x": [s.name for s in model.state],
-        "u": [s.name for s in model.inputs],
-        "qddot": [f"_qddot{k}" for k in range(n)],
-        "p": list(model.params),
-    }
-    pointers = arguments + ["p"] + [o.pointer for o in outputs]
+    pointers = arguments + [PARAMETERS] + [o.pointer for o in outputs]
 
     def bound(statements: list[Statement], extra: tuple = (), source: str = "{argument}[{k}]") -> Bound:
         """A part's argument binding: ``const double`` locals for the names it uses, ``(void)`` for unused pointers."""
-        used = {name for s in statements for name in uses(s)} | {w for s in statements if (w := writes(s))}
-        used |= {"B" for s in statements if isinstance(s, SolveRows) and s.m}
-        bindings, taken = [], set()
-        for argument in arguments + ["p"]:
-            for k, symbol in enumerate(symbols[argument]):
-                c = names.get(symbol, symbol)
-                if c in used:
-                    bindings.append(f"const double {c} = {source.format(argument=argument, k=k)};")
-                    taken.add(argument)
+        used = {name for s in statements for name in s.reads} | {w for s in statements for w in stores(s)}
+        entries = bind_arguments(arguments + [PARAMETERS], model, used, lambda name: names.get(name, name))
+        bindings = [f"const double {e.local} = {source.format(argument=e.argument, k=e.index)};" for e in entries]
+        taken = {e.argument for e in entries}
         unused = [a for a in pointers + list(extra) if a not in taken and a not in used]
-        return Bound(code.lines(statements), bindings, unused, "p" in taken)
+        return Bound(code.lines(statements), bindings, unused, PARAMETERS in taken)
 
     parts = []
     if len(code.parts) > 1:
@@ -652,10 +727,10 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         arguments=arguments,
         sizes=[functions.sizes((a.size,), n, m)[0] for a in function.arguments],
         outputs=outputs,
-        solve=function.solve,
+        solve=bool(function.solve),
         scalar=function.outputs[0][1] == (),
         bindings=main.bindings,
-        unused=[a for a in main.unused if a != "p"] if not parts else [],
+        unused=[a for a in main.unused if a != PARAMETERS] if not parts else [],
         uses_params=main.uses_params,
         body=main.lines,
         parts=parts,
@@ -665,7 +740,17 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         doc=c_string(doc),
         wrapper=function.uses is not None,
         solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
+        notes=_notes(function, model),
+        clones=function.solve == functions.LINEARIZATION,
     )
+
+
+def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
+    """Lines of the function's comment in the header besides its outputs."""
+    notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
+    if function.solve == functions.LINEARIZATION:
+        notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")
+    return tuple(notes)
 
 
 def _argument_doc(function: functions.Function, model: Model) -> str:

@@ -52,12 +52,12 @@ class MatlabBackend(Backend):
 
     @staticmethod
     def _names(model: Model) -> dict:
-        from sls.backends.matlab.code import renames
+        from sls.backends.matlab.names import renames
 
         return renames([s.name for s in model.state] + [s.name for s in model.inputs] + list(model.params))
 
     def paths(self, model: Model) -> list:
-        from sls.backends.matlab.code import matlab_path
+        from sls.backends.matlab.printer import matlab_path
 
         return [matlab_path(self._names(model))]
 
@@ -75,14 +75,14 @@ class MatlabBackend(Backend):
             + quoted(f"{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]")
             + ", x);"
         )
-        return solve_body(function.name, programs[0], model.n, model.m, failure)
+        return solve_body(function.solve, programs[0], model.n, model.m, failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.matlab.code import wrapper_body
 
-        if function.uses != "qddot_fun":
-            return None
-        body = wrapper_body(model.n)
+        if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
+            return None  # only ẋ = [q̇; q̈] is built from another function here
+        body = wrapper_body(model.n, function.uses)
         return lambda: body
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:

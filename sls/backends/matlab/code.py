@@ -1,137 +1,28 @@
-"""The MATLAB target's code: its printer, reserved names and renames, function bodies and what the template
-needs about each function (see :mod:`sls.backends.matlab`)."""
+"""The MATLAB target's code: function bodies and what the template needs about each function (see
+:mod:`sls.backends.matlab`; its names: :mod:`.names`, its printer: :mod:`.printer`)."""
 
 from __future__ import annotations
 
-import math
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy
-from sympy.printing.octave import OctaveCodePrinter
-
 from sls import arrays, functions, lowering
-from sls.errors import brief
-from sls.lowering.graph_print import POW, Style
+from sls.backends.matlab.names import KEYWORDS, local
+from sls.backends.matlab.printer import number
+from sls.lowering import Check, Fail, Let, Statement, Value, unknown_statement
+from sls.lowering.arguments import bind_arguments
+from sls.lowering.expr import reads
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
 
-#: MATLAB keywords (``iskeyword``), plus Octave's that MATLAB code could meet.
-KEYWORDS = frozenset(
-    "break case catch classdef continue else elseif end for function global if otherwise parfor persistent return "
-    "spmd switch try while endfunction endif endfor endwhile unwind_protect do until".split()
-)
-#: Functions and constants the generated code calls or reads (a local of that name would shadow it).
-BUILTINS = frozenset(
-    "pi e i j eps Inf inf NaN nan NA true false sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh "
-    "exp log log10 log2 sqrt abs sign max min mod rem floor ceil round fix gamma erf erfc heaviside hypot "
-    "zeros eye chol error nargin numel isfield isstruct isnumeric isreal isfinite all fieldnames setdiff isempty "
-    "struct reshape double sprintf disp size ans".split()
-)
-#: Locals and argument names of the generated functions.
-LOCAL_NAMES = frozenset("x u p qddot rhs dM drhs residual_jac R failed Z k unknown".split())
-#: Output names of every generated function (each is a local in its file) and the function names.
-OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) | frozenset(functions.NAMES)
 #: What the generated files never contain (Octave-only syntax), checked by the tests.
 OCTAVE_ONLY = ("#", "!=", "++", "+=", "endfunction", "endif", "endfor", '"', "printf(", "!")
-
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-#: A generated local as sls's lowering names it (``_t0``, ``_g3``, ``_M1``, ``_qddot0``).
-_GENERATED = re.compile(r"_[A-Za-z]\w*")
-
-
-def reserved(name: str) -> bool:
-    """True when ``name`` cannot be a local of the generated MATLAB code as it is."""
-    return (
-        name in KEYWORDS
-        or name in BUILTINS
-        or name in LOCAL_NAMES
-        or name in OUTPUT_NAMES
-        or name.startswith("_")
-        or name.endswith("_")
-        or name.startswith("v_")
-        or len(name) > 63
-    )
-
-
-def renames(names: list) -> dict:
-    """``{name: MATLAB name}`` for the user's names MATLAB cannot use as they are (``v_`` put in front)."""
-    taken = set(names)
-    result = {}
-    for name in names:
-        if not reserved(name):
-            continue
-        base = "v_" + name.strip("_")[:55]
-        candidate, k = base, 1
-        while candidate in taken:
-            candidate, k = f"{base}{k}", k + 1
-        taken.add(candidate)
-        result[name] = candidate
-    return result
-
-
-def local(name: str) -> str:
-    """A generated local (``_t0``) as a MATLAB name (``t0_``: MATLAB names start with a letter); other names
-    as they are (the user's names never start with ``_`` here: :func:`renames` gives them a ``v_``)."""
-    return name[1:] + "_" if _GENERATED.fullmatch(name) else name
-
-
-def number(value: float) -> str:
-    """A float as a MATLAB literal that reads back exactly."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Inf" if value > 0 else "-Inf"
-    return repr(float(value))
-
-
-class MatlabPrinter(OctaveCodePrinter):
-    """sympy's Octave printer restricted to MATLAB-compatible scalar code: ``*``, ``/``, ``^`` (every value is a
-    scalar), exact float literals, no ``heaviside`` (Symbolic Toolbox in MATLAB), renamed symbols."""
-
-    def __init__(self, names: dict | None = None) -> None:
-        super().__init__({"inline": True})
-        self.names = dict(names or {})
-
-    def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return self.names.get(expr.name) or local(expr.name)
-
-    def _print_Float(self, expr: sympy.Float) -> str:
-        return number(float(expr))
-
-    def _print_Heaviside(self, expr: sympy.Expr) -> str:
-        # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0.
-        a = self._print(expr.args[0])
-        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "1/2"
-        return f"((({a}) > 0) + ({at_zero})*(({a}) == 0))"
-
-    def expression(self, expr: sympy.Expr) -> str:
-        text = self.doprint(expr)
-        if self._not_supported:
-            raise NotImplementedError(f"not supported in MATLAB: {brief(sorted(map(str, self._not_supported))[0], 80)}")
-        return scalar_operators(text)
-
-
-def scalar_operators(text: str) -> str:
-    """Octave's element-wise operators as the scalar ones (the same on scalars, and easier to read)."""
-    return text.replace(".^", "^").replace(".*", "*").replace("./", "/")
 
 
 def _assign(name: str, text: str) -> str:
     return f"{name} = {text};"
-
-
-def _power(base: str, exponent: str) -> tuple:
-    return f"{base}^{exponent}", POW
-
-
-def matlab_path(names: dict) -> lowering.Path:
-    """The one path of the MATLAB target (every value a double scalar)."""
-    printer = MatlabPrinter(names)
-    style = Style(printer, "", scalar=True, power=_power, names=dict(names), local=local)
-    return lowering.Path(text=printer.expression, style=style, local=local)
 
 
 # --------------------------------------------------------------------------
@@ -148,15 +39,15 @@ def _zeros(shape: tuple) -> str:
     return f"zeros({', '.join(map(str, dims))})"
 
 
-def fill(name: str, shape: tuple, values: list) -> list:
-    """``name = zeros(shape);`` then its nonzero entries (texts, or float constants) one per line."""
+def fill(name: str, shape: tuple, values: Sequence[Value]) -> list[str]:
+    """``name = zeros(shape);`` then its nonzero entries (expressions, or float constants) one per line."""
     if not shape:
         (value,) = values
-        return [f"{name} = {value if isinstance(value, str) else number(value)};"]
+        return [f"{name} = {number(value) if isinstance(value, float) else value.text()};"]
     lines = [f"{name} = {_zeros(shape)};"]
     for k, value in enumerate(values):
-        if isinstance(value, str):
-            lines.append(f"{name}({_index(shape, k)}) = {value};")
+        if not isinstance(value, float):
+            lines.append(f"{name}({_index(shape, k)}) = {value.text()};")
         elif value != 0.0:
             lines.append(f"{name}({_index(shape, k)}) = {number(value)};")
     return lines
@@ -171,42 +62,42 @@ class Body:
     reads: frozenset[str]
 
 
-def _reads(ops: list, *arrays: list) -> set[str]:
-    """The names read by the values of ``ops`` (:class:`~sls.lowering.Let`\\ s) and by the texts in ``arrays``."""
-    texts = [op.value for op in ops] + [v for values in arrays for v in values if isinstance(v, str)]
-    return {name for text in texts for name in _IDENTIFIER.findall(text)}
+def _reads(statements: Iterable[Statement], *arrays: Sequence[Value]) -> set[str]:
+    """The names read by ``statements`` and by the values in ``arrays``."""
+    values = [v for values in arrays for v in values if not isinstance(v, float)]
+    return {name for statement in statements for name in statement.reads} | reads(values)
 
 
 def kernel_body(lowered: lowering.Lowered) -> Body:
     """An array function: shared subexpressions, then its one output."""
     (name,) = lowered.outputs
-    shape, texts, constants = lowered.output(name)
-    values: list = [c if c is not None else t for t, c in zip(texts, constants)]
-    lines = _let_lines(lowered.printed.lines) + fill(name, shape, values)
+    shape, entries, constants = lowered.output(name)
+    values: list[Value] = [c if c is not None else entry for entry, c in zip(entries, constants)]
+    lines = _lines(lowered.printed.lines) + fill(name, shape, values)
     return Body(lines, frozenset(_reads(lowered.printed.lines, values)))
 
 
-def wrapper_body(n: int) -> Body:
-    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]``."""
-    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); qddot_fun(x, u, p)];"], frozenset())
+def wrapper_body(n: int, accelerations: str) -> Body:
+    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]`` (``accelerations``: the name of ``qddot_fun``)."""
+    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); {accelerations}(x, u, p)];"], frozenset())
 
 
-def solve_body(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
-    """``qddot_fun``/``linearized_model``: ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
-    reads = _reads(program.lines + program.bindings + program.late, *program.values.values())
-    return Body(_solve_lines(name, program, n, m, failure), frozenset(reads))
+def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
+    """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
+    ``M`` and the right-hand sides assembled, ``chol``, triangular solves."""
+    names = _reads([*program.lines, *program.bindings, *program.late], *program.values.values())
+    return Body(_solve_lines(kind, program, n, m, failure), frozenset(names))
 
 
-def _solve_lines(name: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
+def _solve_lines(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
     """The lines of :func:`solve_body`."""
-    lines = _let_lines(program.lines) + _let_lines(program.bindings)
+    lines = _lines(program.lines, failure) + _lines(program.bindings, failure)
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
-    arrays = ("M", "rhs") if name == "qddot_fun" else ("M", "rhs", "dM", "drhs", "B_u")
-    for array in arrays:
+    for array in program.values:  # the function's arrays, M first (sls.functions.Function.arrays)
         lines += fill(array, program.shapes[array], program.values[array])
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end"]
-    if name == "qddot_fun":
+    if kind == functions.ACCELERATIONS:
         return lines + ["qddot = R \\ (R' \\ rhs);"]
     return lines + [
         "qddot = R \\ (R' \\ rhs);",
@@ -220,9 +111,21 @@ def _solve_lines(name: str, program: lowering.SolveProgram, n: int, m: int, fail
     ]
 
 
-def _let_lines(ops: list) -> list:
-    """The :class:`~sls.lowering.Let`\\ s of a program as MATLAB assignments (a MATLAB solve never unrolls)."""
-    return [_assign(op.name, op.value) for op in ops]
+def _lines(statements: Iterable[Statement], failure: str = "") -> list[str]:
+    """``statements`` as MATLAB lines (``failure``: the line raising the error of a pivot ``≤ 0``; a MATLAB
+    solve never unrolls, so no statement of its programs checks one)."""
+    lines = []
+    for statement in statements:
+        match statement:
+            case Let(name=name, value=value):
+                lines.append(_assign(name, value.text()))
+            case Check(pivot=pivot):
+                lines += [f"if ~({pivot.text()} > 0)", f"    {failure}", "end"]
+            case Fail():
+                lines.append(failure)
+            case _:
+                raise unknown_statement(statement, "the MATLAB target")
+    return lines
 
 
 def quoted(text: str) -> str:
@@ -270,18 +173,9 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
     """What ``templates/matlab/function.m.j2`` needs about one generated function."""
     n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
-    symbols = {
-        "x": [s.name for s in model.state],
-        "u": [s.name for s in model.inputs],
-        "qddot": [f"qddot{k}_" for k in range(n)],
-    }
     used = body.reads
-    bindings = []
-    for argument in arguments:
-        for k, symbol in enumerate(symbols[argument]):
-            local_name = names.get(symbol, symbol)
-            if local_name in used:
-                bindings.append(f"{local_name} = {argument}({k + 1});")
+    entries = bind_arguments(arguments, model, used, lambda name: names.get(name) or local(name))
+    bindings = [f"{e.local} = {e.argument}({e.index + 1});" for e in entries]
     params = []
     for pname, value in model.params.items():
         local_name = names.get(pname, pname)
@@ -290,8 +184,8 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         params.append(Param(pname, quoted(pname), local_name, field, default, local_name in used))
     outputs = [o for o, _ in function.outputs]
     described = {
-        "x": (2 * n, f"state [{', '.join(symbols['x'])}]"),
-        "u": (m, f"input [{', '.join(symbols['u'])}]"),
+        "x": (2 * n, f"state [{', '.join(s.name for s in model.state)}]"),
+        "u": (m, f"input [{', '.join(s.name for s in model.inputs)}]"),
         "qddot": (n, "accelerations, one per coordinate"),
     }
     checks = []
@@ -338,7 +232,7 @@ def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, l
         lines += fill(array, program.shapes[array], program.values[array])
     lines += ["[R, failed] = chol(M);", "if failed", f"    {failure}", "end", "qddot = R \\ (R' \\ rhs);"]
     lines += [f"{name} = qddot({k + 1});" for k, name in enumerate(program.accelerations)]
-    lines += _let_lines(program.late)
+    lines += _lines(program.late, failure)
     lines += fill("residual_jac", program.shapes["residual_jac"], program.values["residual_jac"])
     return lines + [
         "% d(qddot)/dx = -M \\ dr/dx, r = M qddot + C qdot + phi + fric - B_u u at fixed qddot and u",

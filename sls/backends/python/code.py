@@ -18,13 +18,12 @@ with them. Output is deterministic: same model → same text.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from sls import functions
 from sls.arrays import unravel
-from sls.lowering import Check, Fail, Let, Lowered, SolveProgram, text_of
-
-_MATH = re.compile(r"(?<![\w.])math\.")
+from sls.lowering import Check, Expr, Fail, Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
 
 
 @dataclass(frozen=True)
@@ -83,25 +82,46 @@ class Kernel:
 def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
     """The :class:`Kernel` of an array function from its two lowered paths."""
     outputs = {}
+    scalar_entries: list[Expr] = []
     for name in scalar.outputs:
-        shape, scalar_texts, constants = scalar.output(name)
-        _, batch_texts, _ = batch.output(name)
+        shape, entries, constants = scalar.output(name)
+        _, batch_entries, _ = batch.output(name)
+        scalar_entries += entries
         outputs[name] = Output(
-            name=name, shape=shape, scalar=scalar_texts, batch=batch_texts, zero=[c == 0.0 for c in constants]
+            name=name,
+            shape=shape,
+            scalar=[entry.text() for entry in entries],
+            batch=[entry.text() for entry in batch_entries],
+            zero=[c == 0.0 for c in constants],
         )
-    scalar_lines = _op_lines(scalar.printed.lines, True)
-    texts = scalar_lines + [text for output in outputs.values() for text in output.scalar]
     return Kernel(
-        scalar_lines=scalar_lines,
-        batch_lines=_op_lines(batch.printed.lines, False),
+        scalar_lines=_lines(scalar.printed.lines, True),
+        batch_lines=_lines(batch.printed.lines, False),
         outputs=outputs,
-        uses_math=uses_math(texts),
+        uses_math=uses_math([*_expressions(scalar.printed.lines), *scalar_entries]),
     )
 
 
-def uses_math(texts: list[str]) -> bool:
-    """True when the scalar path's ``texts`` call a :mod:`math` function (``math.sin(...)``)."""
-    return any(_MATH.search(text) for text in texts)
+def uses_math(exprs: Iterable[Expr]) -> bool:
+    """True when the expressions ``exprs`` (of the scalar path) call a :mod:`math` function or read a constant of
+    it (``math.sin``, ``math.pi``: library names the scalar printer marks)."""
+    return any(name.startswith("math.") for expr in exprs for name in expr.library)
+
+
+def _expressions(statements: Iterable[Statement]) -> list[Expr]:
+    """The expressions of ``statements``."""
+    result: list[Expr] = []
+    for statement in statements:
+        match statement:
+            case Let(value=value):
+                result.append(value)
+            case Check(pivot=pivot):
+                result.append(pivot)
+            case Fail():
+                pass
+            case _:
+                raise unknown_statement(statement, "the Python target")
+    return result
 
 
 # --------------------------------------------------------------------------
@@ -130,7 +150,7 @@ class SolverCode:
     raises: bool = True
 
 
-def _assemble(values: list, shape: tuple, scalar: bool) -> str:
+def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
     """Code building an array of ``shape`` (batch axes first) from flat ``values``."""
     items = "[" + ", ".join(map(text_of, values)) + "]"
     if scalar:
@@ -138,22 +158,26 @@ def _assemble(values: list, shape: tuple, scalar: bool) -> str:
     return f"_stack({items}, _x.shape[:-1], {shape})"
 
 
-def _op_lines(ops: list, scalar: bool) -> list:
+def _lines(statements: Iterable[Statement], scalar: bool) -> list[str]:
+    """``statements`` as lines of Python (``scalar``: on floats, else on arrays of a batch)."""
     lines = []
-    for op in ops:
-        if isinstance(op, Let):
-            lines.append(f"{op.name} = {op.value}")
-        elif isinstance(op, Check):
-            lines.append(f"if not {op.pivot} > 0.0:" if scalar else f"if not np.all({op.pivot} > 0.0):")
-            lines.append("    raise _NotPositiveDefinite")
-        elif isinstance(op, Fail):
-            lines.append("raise _NotPositiveDefinite")
+    for statement in statements:
+        match statement:
+            case Let(name=name, value=value):
+                lines.append(f"{name} = {value.text()}")
+            case Check(pivot=pivot):
+                lines.append(f"if not {pivot.text()} > 0.0:" if scalar else f"if not np.all({pivot.text()} > 0.0):")
+                lines.append("    raise _NotPositiveDefinite")
+            case Fail():
+                lines.append("raise _NotPositiveDefinite")
+            case _:
+                raise unknown_statement(statement, "the Python target")
     return lines
 
 
-def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
-    """The ``return`` of a solving function from its results."""
-    if name == "qddot_fun":
+def _returns(kind: str, results: dict, n: int, m: int, scalar: bool) -> list:
+    """The ``return`` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`) from its results."""
+    if kind == functions.ACCELERATIONS:
         z = results["qddot"]
         if scalar:
             return ["return np.array([" + ", ".join(map(text_of, z)) + "])"]
@@ -191,7 +215,7 @@ def _returns(name: str, results: dict, n: int, m: int, scalar: bool) -> list:
     return lines
 
 
-def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list:
+def _phased_lines(kind: str, program: SolveProgram, n: int, m: int, scalar: bool) -> list[str]:
     """A phased program (see :class:`~sls.lowering.SolveProgram`) after its kernel and bindings.
 
     With the unrolled factorization: solve ``q̈``, bind it, evaluate the late
@@ -206,30 +230,31 @@ def _phased_lines(name: str, program: SolveProgram, n: int, m: int, scalar: bool
     else:
         numeric = [f"{unpack} = np.moveaxis(_acceleration(_mass, {assemble['rhs']}, _x), -1, 0)"]
     generic = f"return _generic(_mass, {assemble['residual_jac']}, {assemble['B_u']}, _x)"
-    late = _op_lines(program.late, scalar)
+    late = _lines(program.late, scalar)
     if not program.unrolled:
         return [f"_mass = {assemble['M']}", *numeric, *late, generic]
     lines = ["_factored = True", "try:"]
-    lines += ["    " + line for line in _op_lines(program.factor or [], scalar)] or ["    pass"]
+    lines += ["    " + line for line in _lines(program.factor or [], scalar)] or ["    pass"]
     lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
-    solved = _op_lines(program.steps, scalar) + [
+    solved = _lines(program.steps, scalar) + [
         f"{a} = {text_of(v)}" for a, v in zip(program.accelerations, program.results["qddot"])
     ]
     lines += ["    " + line for line in solved]
     lines += ["else:", f"    _mass = {assemble['M']}", *["    " + line for line in numeric]]
     lines += late
     lines += ["if not _factored:", "    " + generic]
-    lines += _op_lines(program.tail, scalar)
-    return lines + _returns(name, program.results, n, m, scalar)
+    lines += _lines(program.tail, scalar)
+    return lines + _returns(kind, program.results, n, m, scalar)
 
 
-def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
-    """The :class:`SolverCode` of ``qddot_fun``/``linearized_model`` from its two lowered paths."""
+def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> SolverCode:
+    """The :class:`SolverCode` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`:
+    ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
-        lines = _op_lines(program.lines, scalar) + _op_lines(program.bindings, scalar)
+        lines = _lines(program.lines, scalar) + _lines(program.bindings, scalar)
         if program.phased:
-            result[scalar] = lines + _phased_lines(name, program, n, m, scalar)
+            result[scalar] = lines + _phased_lines(kind, program, n, m, scalar)
             continue
         generic = (
             "return _generic("
@@ -239,23 +264,35 @@ def solver_code(name: str, programs: list, n: int, m: int) -> SolverCode:
         if not program.unrolled:
             lines.append(generic)
         else:
-            factor_lines = _op_lines(program.factor, scalar)
+            factor_lines = _lines(program.factor or [], scalar)
             if factor_lines:
                 lines.append("try:")
                 lines += ["    " + line for line in factor_lines]
                 lines += ["except _NotPositiveDefinite:", "    " + generic]
-            lines += _op_lines(program.steps, scalar)
-            lines += _returns(name, program.results, n, m, scalar)
+            lines += _lines(program.steps, scalar)
+            lines += _returns(kind, program.results, n, m, scalar)
         result[scalar] = lines
     return SolverCode(
         scalar_lines=result[True],
         batch_lines=result[False],
         unrolled=programs[0].unrolled,
         phased=programs[0].phased,
-        uses_math=uses_math(result[True]),
+        uses_math=uses_math(_expressions(_statements(programs[0]))),
         # a phased program always catches the failure of its factorization; another only when it has one
         raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
     )
+
+
+def _statements(program: SolveProgram) -> list[Statement]:
+    """Every statement of ``program``."""
+    return [
+        *program.lines,
+        *program.bindings,
+        *(program.factor or []),
+        *program.steps,
+        *program.late,
+        *program.tail,
+    ]
 
 
 def _nested(flat: list, shape: tuple) -> str:

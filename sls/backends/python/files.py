@@ -95,16 +95,19 @@ class PythonSpec:
 def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
     summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
+    function = functions.BY_NAME[name]
     shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (
         "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
     )
-    if name != "tau_fun":
+    if functions.ACCELERATION not in function.arguments:
         return PythonSpec(name, summary, "x", returns)
-    symbols = [f"_qddot{k}" for k in range(model.n)]
-    extra = Extra("qddot", model.n, "Accelerations, one per coordinate.", symbols)
-    return PythonSpec(name, summary, "x, qddot", returns, extra)
+    from sls.lowering.arguments import argument_names
+
+    argument = functions.ACCELERATION
+    extra = Extra(argument.name, model.n, argument.doc, argument_names(model)[argument.name])
+    return PythonSpec(name, summary, f"x, {argument.name}", returns, extra)
 
 
 def render_package(

@@ -5,6 +5,12 @@ path** works on Python floats (``x.tolist()`` once, ``math`` functions),
 because Python float arithmetic is several times faster than numpy scalars;
 the **batch path** works on numpy arrays with ``np`` functions, one
 vectorised operation per temporary.
+
+Both mark the names they print (:func:`~sls.lowering.expr.mark_name`) and
+the library names (``math.sin``, ``np.where``, ``max``:
+:func:`~sls.lowering.expr.mark_library`), so the lowering hands the code
+expressions as data (:class:`~sls.lowering.expr.Expr`): whether a module
+calls :mod:`math` is read from them.
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from sls import lowering
-from sls.lowering import strip_parens
-from sls.lowering.graph_print import Style
+from sls.lowering.expr import Expr, mark_library, mark_name, strip_parens
+from sls.lowering.graph_print import POW, Style
 
 
 class _MinMax:
@@ -38,6 +44,12 @@ class ScalarPrinter(_MinMax, PythonCodePrinter):
 
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return mark_name(super()._print_Symbol(expr))
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        return mark_library(super()._module_format(fqn, register))
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return repr(float(expr))
@@ -68,9 +80,12 @@ class BatchPrinter(_MinMax, NumPyPrinter):
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
 
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return mark_name(super()._print_Symbol(expr))
+
     def _module_format(self, fqn: str, register: bool = True) -> str:
         text = super()._module_format(fqn, register)
-        return "np." + text[len("numpy.") :] if text.startswith("numpy.") else text
+        return mark_library("np." + text[len("numpy.") :] if text.startswith("numpy.") else text)
 
     def _print_Float(self, expr: sympy.Float) -> str:
         return repr(float(expr))
@@ -81,16 +96,16 @@ class BatchPrinter(_MinMax, NumPyPrinter):
 
     def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
         at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"np.heaviside({self._print(expr.args[0])}, {at_zero})"
+        return f"{mark_library('np.heaviside')}({self._print(expr.args[0])}, {at_zero})"
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
         # Nested np.where: every branch is evaluated on the whole batch, the condition picks per entry.
-        text = "np.nan"
+        text = mark_library("np.nan")
         for value, condition in reversed(expr.args):
             if condition == sympy.true:
                 text = self._print(value)
             else:
-                text = f"np.where({self._print(condition)}, {self._print(value)}, {text})"
+                text = f"{mark_library('np.where')}({self._print(condition)}, {self._print(value)}, {text})"
         return text
 
 
@@ -104,15 +119,29 @@ def _nested_call(printer: Any, name: str, args: tuple) -> str:
     texts = [_float_text(printer, a) for a in args]
     text = texts[-1]
     for item in reversed(texts[:-1]):
-        text = f"{name}({item}, {text})"
+        text = f"{mark_library(name)}({item}, {text})"
     return text
+
+
+def python_power(base: str, exponent: str) -> tuple[str, int]:
+    """A power of printed atoms in Python: ``base**exponent``."""
+    return f"{base}**{exponent}", POW
 
 
 SCALAR = ScalarPrinter()
 BATCH = BatchPrinter()
 
+#: How the graph prints on the two paths (see :class:`~sls.lowering.graph_print.Style`).
+SCALAR_STYLE = Style(SCALAR, scalar=True, power=python_power)
+BATCH_STYLE = Style(BATCH, scalar=False, power=python_power)
+
+
+def to_float(entry: Expr) -> Expr:
+    """An entry of the scalar path that may be an ``int`` at run time (parameters alone) as a float."""
+    return Expr.join("float(", entry, ")")
+
 
 #: The two paths of every Python function: Python floats (one state) and numpy arrays (a batch).
-SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=Style(SCALAR, "math", scalar=True), float_entries=True)
-BATCH_PATH = lowering.Path(text=BATCH.doprint, style=Style(BATCH, "np", scalar=False))
+SCALAR_PATH = lowering.Path(text=SCALAR.expression, style=SCALAR_STYLE, to_float=to_float)
+BATCH_PATH = lowering.Path(text=BATCH.doprint, style=BATCH_STYLE)
 PATHS = [SCALAR_PATH, BATCH_PATH]
