@@ -253,11 +253,6 @@ def test_every_module_has_a_stage():
     assert sorted(name for name in modules() if stage_of(name) is None) == ["sls", "sls.__main__"]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="on main bb9c273 the backends still re-read printed expressions: sls/backends/c/code.py, "
-    "sls/backends/c/names.py, sls/backends/matlab/code.py, sls/backends/python/code.py import re (issue 23)",
-)
 def test_no_backend_imports_re():
     using = []
     for path in python_files():

@@ -115,7 +115,7 @@ class Backend:
         """The backend of the target ``name`` this one builds on (declared in :attr:`builds_on`)."""
         if name not in self.builds_on:
             raise ValueError(f"--target {self.name} does not declare that it builds on --target {name}")
-        from sls.backends import backend
+        from sls.backends.registry import backend
 
         return backend(name)
 
