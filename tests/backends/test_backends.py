@@ -195,7 +195,7 @@ def test_no_private_cross_module_imports():
         for number, line in enumerate(path.read_text().splitlines(), 1):
             stripped = line.strip()
             if stripped.startswith(("from sls", "from .")) and " import " in stripped:
-                names = stripped.split(" import ", 1)[1].strip("() ").split(",")
+                names = stripped.split("#", 1)[0].split(" import ", 1)[1].strip("() ").split(",")
                 if any(
                     n.strip().split(" as ")[0].startswith("_") and n.strip() not in ("", "__version__") for n in names
                 ):
