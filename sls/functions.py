@@ -55,7 +55,9 @@ class Function:
     own either). ``graph_arrays``, when set, replaces ``arrays`` on the graph
     route (``linearized_model`` there solves with ``∂r/∂x`` instead of
     ``∂M/∂q``). ``jacobian`` marks the Jacobians of other functions' arrays
-    (long, and rarely called at every step of a controller).
+    (long, and rarely called at every step of a controller). ``calls`` names the functions it calls besides
+    ``uses`` (a model with generalized speeds: ``xdot_fun`` takes ``q̇`` from ``qdot_fun``, ``linearized_model``
+    its upper rows from ``qdot_jac_fun``).
     """
 
     name: str
@@ -68,6 +70,7 @@ class Function:
     numeric: bool = False
     graph_arrays: tuple = ()
     jacobian: bool = False
+    calls: tuple = ()
 
     def shape(self, n: int, m: int, output: int = 0, k: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
@@ -188,6 +191,14 @@ CONSTRAINT_FUNCTIONS = (
         ("k", "2n"),
     ),
 )
+#: A model with generalized speeds' kinematics ``q̇ = S(q) v`` and its Jacobian (the upper rows of ``A``).
+SPEED_FUNCTIONS = (
+    _array("qdot_fun", "Kinematics qdot = S(q) v: the coordinates' rates from the generalized speeds.", "qdot", ("n",)),
+    _jacobian("qdot_jac_fun", "Jacobian of the kinematics: qdot_jac[:, i] = d(S(q) v)/dx_i.", "qdot_jac", ("n", "2n")),
+)
+#: What the functions of a model with generalized speeds call besides their own kernels.
+SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}
+
 #: The constraint forces' multipliers of a constrained model (solved at run time).
 MULTIPLIERS = Function(
     "multipliers_fun",
@@ -206,11 +217,17 @@ def available(model: Model) -> tuple:
     its ``qddot_fun`` and ``linearized_model`` solve at run time with the
     constraints (:data:`Function.numeric`).
     """
-    if not getattr(model, "constrained", False):
+    speeds = getattr(model, "kinematics", None) is not None
+    if not getattr(model, "constrained", False) and not speeds:
         return FUNCTIONS
+    constrained = getattr(model, "constrained", False)
     arrays = tuple(f for f in FUNCTIONS if not f.solve and not f.uses)
-    solves = tuple(replace(f, numeric=True) for f in FUNCTIONS if f.solve) + (MULTIPLIERS,)
-    return arrays + CONSTRAINT_FUNCTIONS + solves + tuple(f for f in FUNCTIONS if f.uses)
+    solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
+    extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ())
+    result = arrays + extra + solves + ((MULTIPLIERS,) if constrained else ()) + tuple(f for f in FUNCTIONS if f.uses)
+    if speeds:
+        result = tuple(replace(f, calls=SPEED_CALLS.get(f.name, ())) for f in result)
+    return result
 
 
 def for_model(model: Model) -> tuple:
@@ -256,6 +273,7 @@ def needed(full: tuple, chosen: Sequence[str]) -> set:
         function = by_name[name]
         todo += [function.uses] if function.uses else []
         todo += list(CONSTRAINED_NEEDS) if function.numeric else []
+        todo += list(function.calls)
     return keep
 
 
@@ -301,7 +319,7 @@ def arrays(model: Model) -> tuple:
 
 
 #: Functions by name.
-BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + (MULTIPLIERS,)}
+BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + (MULTIPLIERS,)}
 
 
 def built(model: Model) -> tuple:

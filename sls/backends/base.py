@@ -44,6 +44,8 @@ class Backend:
     provides = ""
     #: Whether the target generates constrained models (constraints, velocity constraints).
     constrained = True
+    #: Whether the target writes models with generalized speeds (``model.kinematics``).
+    speeds = False
     #: Largest n for which the solving functions unroll the factorization of M (``None``: always).
     unroll_max: int | None = None
     #: Template folders under ``templates/`` (first match wins); default: the target's name.
@@ -63,6 +65,11 @@ class Backend:
             raise ModelError(
                 f"--target {self.name} does not support constrained models yet (constraints, velocity_constraints): "
                 "generate them with the default --target python"
+            )
+        if not self.speeds and getattr(model, "kinematics", None) is not None:
+            raise ModelError(
+                f"--target {self.name} does not support generalized speeds yet (kinematics): "
+                "generate the model with the default --target python"
             )
 
     # -- files --------------------------------------------------------------

@@ -77,6 +77,9 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
             repr([sympy.srepr(c) for c in model.velocity_constraints]),
             f"stabilization={model.stabilization!r}",
         ]
+    rates = getattr(model, "kinematics", None)
+    if rates is not None:  # models without generalized speeds keep the fingerprint they always had
+        parts.append(repr([sympy.srepr(rate) for rate in rates]))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
@@ -109,6 +112,7 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "inputs": [s.name for s in model.inputs],
         "actuated": model.actuated,
         "k": model.k,
+        "kinematics": getattr(model, "kinematics", None) is not None,
         "holonomic": len(model.constraints),
         "stabilization": repr(float(model.stabilization)),
         "params": [

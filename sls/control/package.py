@@ -134,6 +134,14 @@ def input_vector(module: ModuleType, u: object, what: str) -> np.ndarray:
     return vector(u, module.N_INPUTS, what, tuple(getattr(module, "INPUTS", ())))
 
 
+def coordinate_rates(module: ModuleType, x: np.ndarray, params: Mapping[str, float]) -> np.ndarray:
+    """``q̇`` at the state ``x``: the package's kinematics ``S(q) v`` (``qdot_fun``) for a model with generalized
+    speeds, else the second half of ``x``."""
+    if hasattr(module, "qdot_fun"):
+        return np.asarray(call(module, "qdot_fun", x, params=params), dtype=float)
+    return x[len(x) // 2 :]
+
+
 def call(module: ModuleType, name: str, x: np.ndarray, *args: object, params: Mapping[str, float]) -> Any:
     """``module.name(x, *args, **params)``; a failure becomes a :class:`ControlError` naming the state and the cause."""
     try:

@@ -18,7 +18,16 @@ import scipy.linalg
 
 from sls.control.equilibrium import equilibrium_constraint_basis, equilibrium_input
 from sls.control.linear import discretize
-from sls.control.package import Package, call, checked_params, fmt, input_vector, load_package, state_vector
+from sls.control.package import (
+    Package,
+    call,
+    checked_params,
+    coordinate_rates,
+    fmt,
+    input_vector,
+    load_package,
+    state_vector,
+)
 from sls.errors import ControlError
 
 __all__ = ["LQRResult", "dlqr", "lqr", "weight_matrix"]
@@ -287,7 +296,7 @@ def _linearized_equilibrium(
         if N_matrix.shape != (2 * n, m):
             raise ControlError(f"N must be a {2 * n}x{m} matrix, got shape {N_matrix.shape}")
 
-    xdot = np.concatenate([x[n:], call(module, "qddot_fun", x, u, params=values)])
+    xdot = np.concatenate([coordinate_rates(module, x, values), call(module, "qddot_fun", x, u, params=values)])
     rest = np.concatenate([x[:n], np.zeros(n)])
     scale = max(1.0, float(np.linalg.norm(call(module, "qddot_fun", rest, np.zeros(m), params=values))))
     residual = float(np.linalg.norm(xdot))

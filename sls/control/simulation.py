@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from sls.control.package import Package, call, checked_params, load_package, state_vector
+from sls.control.package import Package, call, checked_params, coordinate_rates, load_package, state_vector
 from sls.errors import ControlError
 
 __all__ = ["EXPLICIT_METHODS", "METHODS", "STIFF_METHODS", "StiffnessWarning", "settling_time", "simulate"]
@@ -93,7 +93,7 @@ def simulate(
     """
     module = load_package(pkg)
     values = checked_params(module, params)
-    n, m = module.N_DOF, module.N_INPUTS
+    m = module.N_INPUTS
     start = state_vector(module, x0, "x0")
     try:
         t0, t1 = (float(t) for t in t_span)
@@ -116,7 +116,9 @@ def simulate(
         if progress is not None and t >= reached[0] + step:
             reached[0] = t
             progress(min(t, t1))
-        return np.concatenate([x[n:], call(module, "qddot_fun", x, control(t, x), params=values)])
+        return np.concatenate(
+            [coordinate_rates(module, x, values), call(module, "qddot_fun", x, control(t, x), params=values)]
+        )
 
     options: dict[str, Any] = {"rtol": 1e-8, "atol": 1e-10}
     options.update(solve_ivp_kwargs)

@@ -40,6 +40,9 @@ ARRAY_NAMES = (
     "bias_jac",
 )
 
+#: The arrays of a model with generalized speeds (``model.kinematics``): ``q̇ = S(q) v`` and its Jacobian.
+SPEED_ARRAYS = ("qdot", "qdot_jac")
+
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 
@@ -51,9 +54,10 @@ def check_wanted(wanted: Collection[str] | None) -> set[str] | None:
     """
     if wanted is None:
         return None
-    unknown = sorted(set(wanted) - set(ARRAY_NAMES))
+    known = ARRAY_NAMES + SPEED_ARRAYS
+    unknown = sorted(set(wanted) - set(known))
     if unknown:
-        raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(ARRAY_NAMES)}")
+        raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return set(wanted)
 
 
@@ -133,7 +137,8 @@ def function_arrays(
     ``q̈`` (n, 2n), ``dM[a][b][l] = ∂M_ab/∂q_l`` (n, n, n) and ``tau = M q̈ +
     C q̇ + φ + fric`` with ``q̈`` the symbols of :func:`acceleration_symbols`;
     a constrained model's ``c``, ``A``, ``A_jac``, ``bias`` and ``bias_jac``
-    (the ``constraint*`` fields). Entries are sympy expressions, or graph nodes
+    (the ``constraint*`` fields); a model with generalized speeds' ``qdot`` (n) and ``qdot_jac`` (n, 2n)
+    (:data:`SPEED_ARRAYS`). Entries are sympy expressions, or graph nodes
     on the graph routes.
 
     ``names`` (default: all of :data:`ARRAY_NAMES`) limits the result to
@@ -141,7 +146,9 @@ def function_arrays(
     replace the combinations above (the tree route computes both by
     recursive Newton–Euler).
     """
-    names = ARRAY_NAMES if names is None else tuple(names)
+    if names is None:
+        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ())
+    names = tuple(names)
     model = d.model
     n, m = model.n, model.m
     alg: Algebra = SympyAlgebra() if d.graph is None else GraphAlgebra(d.graph)
@@ -215,7 +222,9 @@ def function_arrays(
         "bias": d.constraint_bias,
         "bias_jac": d.constraint_bias_jac,
         "residual_jac": d.residual_jac,
+        "qdot": d.kinematics,
+        "qdot_jac": d.kinematics_jac,
     }
     order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs",
-             "dM", "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac")
+             "dM", "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac", *SPEED_ARRAYS)
     return {name: result[name] if name in result else fields[name] for name in order if name in names}

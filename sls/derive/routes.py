@@ -15,7 +15,7 @@ from sls.algebra.graph import Graph, Unsupported
 from sls.derive.dynamics import Dynamics
 from sls.derive.expanded import derive_expanded
 from sls.derive.graph_route import derive_on_graph
-from sls.derive.named_arrays import ARRAY_NAMES, check_wanted, function_arrays
+from sls.derive.named_arrays import ARRAY_NAMES, SPEED_ARRAYS, check_wanted, function_arrays
 from sls.derive.speeds_route import derive_with_speeds
 from sls.derive.tree_route import derive_on_tree
 from sls.errors import ModelError
@@ -87,7 +87,7 @@ def derive(
                 f"a model with generalized speeds (kinematics) is derived on the expanded route; got method={method!r}"
             )
         speeds = derive_with_speeds(model, simplify, wanted)
-        names = None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]
+        names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS if k in wanted]
         return replace(speeds, arrays=function_arrays(speeds, names))
     if method == "tree":
         if getattr(model, "tree", None) is None:

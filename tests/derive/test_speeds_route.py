@@ -250,3 +250,21 @@ def test_other_routes_are_refused_for_speeds():
     model = sls.model_from_strings(**BODY)
     with pytest.raises(sls.ModelError, match="expanded route"):
         derive(model, method="graph")
+
+
+def test_the_package_names_its_speed_functions(body):
+    assert body.vdot_fun is body.qddot_fun
+    assert {"qdot_fun", "qdot_jac_fun", "vdot_fun"} <= set(body.__all__)
+    x = random_states(1)[0]
+    step = 1e-6
+    jac = np.column_stack([(body.qdot_fun(x + step * e) - body.qdot_fun(x - step * e)) / (2 * step) for e in np.eye(6)])
+    np.testing.assert_allclose(body.qdot_jac_fun(x), jac, rtol=1e-7, atol=1e-8)
+    batch = random_states(4)
+    np.testing.assert_allclose(body.qdot_fun(batch)[2], body.qdot_fun(batch[2]), rtol=1e-15)
+
+
+@pytest.mark.parametrize("target", ["c", "matlab"])
+def test_targets_without_speeds_refuse_in_one_line(tmp_path, target):
+    with pytest.raises(sls.ModelError, match=f"--target {target} does not support generalized speeds yet") as info:
+        sls.generate(sls.model_from_strings(**BODY), tmp_path / "out", target=target)
+    assert "\n" not in str(info.value) and not (tmp_path / "out").exists()

@@ -45,6 +45,7 @@ class PythonBackend(Backend):
     suffixes = (".py",)
     provides = "numpy and math provide"
     unroll_max = UNROLL_MAX
+    speeds = True
 
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]

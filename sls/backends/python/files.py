@@ -42,6 +42,8 @@ WRAPPERS = tuple(f.name for f in functions.FUNCTIONS if f.uses)
 MODULES = functions.NAMES
 #: A constrained model's extra kernel functions of x (k constraints, holonomic rows first).
 CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.CONSTRAINT_FUNCTIONS}
+#: A model with generalized speeds' array functions (the kinematics and its Jacobian).
+SPEED_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.SPEED_FUNCTIONS}
 #: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
 CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
 #: The runtime modules: they hold no generated function (the name check skips them).
@@ -94,7 +96,7 @@ class PythonSpec:
 
 def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
-    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS}[name]
+    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS, **SPEED_FUNCTIONS}[name]
     function = functions.BY_NAME[name]
     shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
