@@ -8,6 +8,8 @@ momentum in a simulation.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import textwrap
 
 import numpy as np
@@ -17,6 +19,7 @@ from conftest import build, import_package, run
 import sls
 from sls.derive import derive
 
+OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 INERTIA = np.array([1.0, 2.0, 3.0])
 #: ZYX Euler angles (yaw ψ, pitch θ, roll φ) and body angular velocity ω = (w1, w2, w3) about the body x, y, z.
 EULER_KINEMATICS = [
@@ -263,8 +266,42 @@ def test_the_package_names_its_speed_functions(body):
     np.testing.assert_allclose(body.qdot_fun(batch)[2], body.qdot_fun(batch[2]), rtol=1e-15)
 
 
-@pytest.mark.parametrize("target", ["c", "matlab"])
-def test_targets_without_speeds_refuse_in_one_line(tmp_path, target):
-    with pytest.raises(sls.ModelError, match=f"--target {target} does not support generalized speeds yet") as info:
-        sls.generate(sls.model_from_strings(**BODY), tmp_path / "out", target=target)
+def parse_matrix(text: str) -> np.ndarray:
+    """A matrix as Octave's ``mat2str`` prints it (``[1 2;3 4]``)."""
+    rows = text.strip().strip("[]").split(";")
+    return np.array([[float(value) for value in row.split()] for row in rows])
+
+
+def test_the_c_target_refuses_speeds_in_one_line(tmp_path):
+    with pytest.raises(sls.ModelError, match="--target c does not support generalized speeds yet") as info:
+        sls.generate(sls.model_from_strings(**BODY), tmp_path / "out", target="c")
     assert "\n" not in str(info.value) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+def test_the_matlab_target_agrees_with_the_python_target(body, tmp_path):
+    sls.generate(sls.model_from_strings(**BODY), tmp_path, target="matlab")
+    x = np.array([0.2, -0.5, 0.9, 0.3, -1.1, 0.7])
+    u = np.array([0.1, 0.2, 0.3])
+    vector = "[" + " ".join(repr(float(v)) for v in x) + "]"
+    inputs = "[" + " ".join(repr(float(v)) for v in u) + "]"
+    script = (
+        "format long; "
+        f"disp(mat2str(qddot_fun({vector}, {inputs}), 17)); "
+        f"disp(mat2str(xdot_fun({vector}, {inputs}), 17)); "
+        f"[A, B] = linearized_model({vector}, {inputs}); disp(mat2str(A, 17)); disp(mat2str(B, 17));"
+    )
+    result = subprocess.run(
+        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [parse_matrix(line) for line in result.stdout.splitlines() if line.startswith("[")]
+    A, B = body.linearized_model(x, u)
+    np.testing.assert_allclose(np.ravel(lines[0]), body.qddot_fun(x, u), atol=1e-12)
+    np.testing.assert_allclose(np.ravel(lines[1]), body.xdot_fun(x, u), atol=1e-12)
+    np.testing.assert_allclose(np.reshape(lines[2], A.shape), A, atol=1e-11)
+    np.testing.assert_allclose(np.reshape(lines[3], B.shape), B, atol=1e-12)

@@ -45,6 +45,7 @@ class MatlabBackend(Backend):
     suffixes = (".m",)
     provides = "MATLAB provides"
     constrained = False
+    speeds = True
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
@@ -67,7 +68,7 @@ class MatlabBackend(Backend):
         return kernel_body(lowered[0])
 
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
-        from sls.backends.matlab.code import quoted, solve_body
+        from sls.backends.matlab.code import quoted, solve_body, with_kinematic_rows
 
         state = ", ".join(f"{s.name}=%.6g" for s in model.state)
         failure = (
@@ -75,14 +76,17 @@ class MatlabBackend(Backend):
             + quoted(f"{function.name}: the mass matrix M is singular or not positive definite at x = [{state}]")
             + ", x);"
         )
-        return solve_body(function.solve, programs[0], model.n, model.m, failure)
+        body = solve_body(function.solve, programs[0], model.n, model.m, failure)
+        if "qdot_jac_fun" in function.calls:  # a model with generalized speeds
+            body = with_kinematic_rows(body, model.n, "qdot_jac_fun")
+        return body
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.matlab.code import wrapper_body
 
         if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
             return None  # only ẋ = [q̇; q̈] is built from another function here
-        body = wrapper_body(model.n, function.uses)
+        body = wrapper_body(model.n, function.uses, "qdot_fun" if "qdot_fun" in function.calls else None)
         return lambda: body
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:

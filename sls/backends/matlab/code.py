@@ -77,9 +77,17 @@ def kernel_body(lowered: lowering.Lowered) -> Body:
     return Body(lines, frozenset(_reads(lowered.printed.lines, values)))
 
 
-def wrapper_body(n: int, accelerations: str) -> Body:
-    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]`` (``accelerations``: the name of ``qddot_fun``)."""
-    return Body(["x = x(:);", f"xdot = [x({n + 1}:{2 * n}); {accelerations}(x, u, p)];"], frozenset())
+def wrapper_body(n: int, accelerations: str, rates: str | None = None) -> Body:
+    """``xdot_fun``: ``[qdot; qddot_fun(x, u, p)]`` (``accelerations``: the name of ``qddot_fun``); ``qdot`` the
+    second half of ``x``, or ``rates(x, p)`` for a model with generalized speeds (``rates``: ``qdot_fun``)."""
+    qdot = f"x({n + 1}:{2 * n})" if rates is None else f"{rates}(x, p)"
+    return Body(["x = x(:);", f"xdot = [{qdot}; {accelerations}(x, u, p)];"], frozenset())
+
+
+def with_kinematic_rows(body: Body, n: int, rates_jacobian: str) -> Body:
+    """``linearized_model`` of a model with generalized speeds: the upper rows of ``A`` are ``∂(S v)/∂x``
+    (``rates_jacobian``: ``qdot_jac_fun``) instead of ``[0 I]``."""
+    return Body(body.lines + [f"A(1:{n}, :) = {rates_jacobian}(x, p);"], body.reads)
 
 
 def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
