@@ -16,12 +16,11 @@ of a :class:`~sls.algebra.graph.Graph`:
 * a revolute joint about a coordinate axis rotates two components (``cos``,
   ``sin`` of its angle), any other axis by Rodrigues' formula;
 * links fixed to a moving link are merged into its body (mass, first moment
-  and inertia about the body's origin summed, as numbers);
-* every vector is three nodes; the graph's folding drops the products with
-  zero, so a zero rate, acceleration or gravity prunes whole terms.
+  and inertia about the body's origin summed, as numbers); every vector is three
+  nodes, whose products with zero fold (a zero rate or gravity prunes terms).
 
 Conventions (those of :mod:`sls.readers.urdf`)
---------------------------------------
+----------------------------------------------
 The root link is fixed to the world, gravity ``g`` points along −z of its
 frame. A moving joint from parent ``P`` to child ``C`` has the constant
 rotation ``R_o`` and offset ``t`` (``P``'s frame), the unit axis ``a`` (in
