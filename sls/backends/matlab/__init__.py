@@ -77,8 +77,8 @@ class MatlabBackend(Backend):
             + ", x);"
         )
         body = solve_body(function.solve, programs[0], model.n, model.m, failure)
-        if "qdot_jac_fun" in function.calls:  # a model with generalized speeds
-            body = with_kinematic_rows(body, model.n, "qdot_jac_fun")
+        if function.calls:  # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian
+            body = with_kinematic_rows(body, model.n, function.calls[0])
         return body
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
@@ -86,7 +86,7 @@ class MatlabBackend(Backend):
 
         if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
             return None  # only ẋ = [q̇; q̈] is built from another function here
-        body = wrapper_body(model.n, function.uses, "qdot_fun" if "qdot_fun" in function.calls else None)
+        body = wrapper_body(model.n, function.uses, function.calls[0] if function.calls else None)
         return lambda: body
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
