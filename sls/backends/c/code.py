@@ -438,8 +438,9 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
                 size_used += 1
             active.append(name)
     parts = []
+    workspace = [Expr.join(Expr.name("w"), f"[{slot}]") for slot in range(size_used)]  # w[slot]
     for c, chunk in enumerate(chunks):
-        imported = {name: _workspace(slots[name]) for name in last if home[name] < c <= last[name]}
+        imported = {name: workspace[slots[name]] for name in last if home[name] < c <= last[name]}
         out: list[Statement] = []
         for statement in chunk:
             out.append(renamed(statement, imported))
@@ -448,11 +449,6 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
                 out.append(Store("w", slots[name], Expr.name(name)))
         parts.append(Part(out, fails=any(isinstance(s, (Check, Fail)) for s in chunk)))
     return parts, size_used
-
-
-def _workspace(slot: int) -> Expr:
-    """``w[slot]``: a value of an earlier part, read from the workspace."""
-    return Expr.join(Expr.name("w"), f"[{slot}]")
 
 
 def c_function(name: str, statements: list[Statement], failure: str = "") -> CFunction:
@@ -471,11 +467,10 @@ def _is_zero(value: Value) -> bool:
 
 def _fill(target: str, values: Sequence[Value]) -> list[Statement]:
     """Stores of ``values`` into ``target``; many zeros become one loop."""
-    zeros = sum(_is_zero(v) for v in values)
-    if zeros < 16:
+    zero = [_is_zero(v) for v in values]
+    if sum(zero) < 16:
         return [Store(target, k, expr_of(v)) for k, v in enumerate(values)]
-    stored = (Store(target, k, expr_of(v)) for k, v in enumerate(values) if not _is_zero(v))
-    return [Zeros(target, len(values)), *stored]
+    return [Zeros(target, len(values)), *(Store(target, k, expr_of(v)) for k, v in enumerate(values) if not zero[k])]
 
 
 def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
