@@ -243,8 +243,8 @@ def _expr(text: str) -> lowering.Expr:
 
 
 def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
-    """Run C statements of sls.backends.c.code (Let, Store; arithmetic only) in Python, one part's scope."""
-    from sls.backends.c.code import Store
+    """Run C statements of sls.backends.c (Let, Store; arithmetic only) in Python, one part's scope."""
+    from sls.backends.c.statements import Store
     from sls.lowering import Let
 
     scope: dict = {"w": w, "x": x}
@@ -259,7 +259,8 @@ def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
 def test_c_split_parts_compute_what_the_whole_body_computes():
     """A long C body split into parts (values crossing parts through the workspace ``w``) computes the same
     outputs; dead code is dropped and every value is computed before it is read."""
-    from sls.backends.c.code import Store, c_function, eliminate_dead_code, split
+    from sls.backends.c.body import c_function, eliminate_dead_code, split
+    from sls.backends.c.statements import Store
     from sls.lowering import Let
 
     statements: list = [Let("_t0", _expr("x[0]")), Let("_dead", _expr("x[0]*2.0"))]
