@@ -235,6 +235,37 @@ def test_no_target_defaults_to_python():
         backends.backend("matlab").base("python")
 
 
+def _code_strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module's code (docstrings left out), with their lines."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_lowering_writes_no_python():
+    """The middle prints no target's syntax: Python's ``float(...)`` and ``**`` are the Python backend's."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for path in sorted((ROOT / "sls" / "lowering").glob("*.py"))
+        for line, text in _code_strings(path)
+        if "float(" in text or "**" in text or "math." in text or "np." in text
+    ]
+    assert offenders == []
+
+
 def _expr(text: str) -> lowering.Expr:
     """``text`` (arithmetic over names, written by a test) as an expression reading its names."""
     import re
