@@ -480,7 +480,8 @@ def test_missing_parameters_return_code(tmp_path):
     assert "#define MODEL_MISSING_PARAMS 2" in header and "required" in header
     (tmp_path / "main.c").write_text(
         '#include "model.h"\nint main(void) { double out[1]; const double p[3] = {1.0, 2.0, 9.81};\n'
-        "return model_M_fun((const double[2]){0.1, 0.2}, NULL, out) == MODEL_MISSING_PARAMS && model_M_fun((const double[2]){0.1, 0.2}, p, out) == 0 ? 0 : 1; }\n"
+        "return model_M_fun((const double[2]){0.1, 0.2}, NULL, out) == MODEL_MISSING_PARAMS"
+        " && model_M_fun((const double[2]){0.1, 0.2}, p, out) == 0 ? 0 : 1; }\n"
     )
     folder = tmp_path / "pkg" / "c"
     built = subprocess.run(

@@ -2,7 +2,8 @@
 
 For every bundled example the C target accepts (``ur5`` is the benchmark arm: the UR5 of
 ``python -m benchmarks``; example-robot-data's file differs only by massless frames), a small C
-driver is generated from the header: it calls every function the header declares (batch entry points included, with three states) at a few
+driver is generated from the header: it calls every function the header declares (batch entry points included,
+with three states) at a few
 random states, once with a parameter array and once with ``p = NULL``. Every input and output
 is its own heap block of exactly the documented size, so a read or write past an array is an
 AddressSanitizer report. The driver is compiled with ``-fsanitize=address,undefined
@@ -49,7 +50,8 @@ def sanitizers_work(tmp: Path) -> str | None:
         [*CC.split(), *SANITIZE, str(source), "-o", str(tmp / "probe")], check=False, capture_output=True, text=True
     )
     if built.returncode != 0:
-        return f"{CC} cannot build with -fsanitize=address,undefined (libasan/libubsan missing?): {built.stderr.strip().splitlines()[-1:]}"
+        last = built.stderr.strip().splitlines()[-1:]
+        return f"{CC} cannot build with -fsanitize=address,undefined (libasan/libubsan missing?): {last}"
     ran = subprocess.run([str(tmp / "probe")], check=False, capture_output=True, text=True, env=ENV)
     if ran.returncode != 0:
         return f"a sanitized program does not run here: {ran.stderr.strip()[:200]}"
@@ -144,7 +146,7 @@ def driver(prefix: str, package, rng) -> tuple:
                             args.append("NULL")
                         else:
                             body.append(
-                                f"        static const double v_p[] = {{{', '.join(repr(v) for v in params) or '0.0'}}};"
+                                f"        static const double v_p[] = {{{', '.join(map(repr, params)) or '0.0'}}};"
                             )
                             body.append(f"        double *p = block({len(params)}, v_p);")
                             args.append("p")

@@ -90,7 +90,7 @@ def write_driver(folder: Path, n: int, m: int, rows: np.ndarray, params: dict) -
     np.savetxt(folder / "inputs.txt", rows, fmt="%.17g")
     lines = [
         "data = dlmread('inputs.txt');",
-        "data = reshape(data, [], %d);" % rows.shape[1],
+        f"data = reshape(data, [], {rows.shape[1]});",
         "f = fopen('outputs.txt', 'w');",
         f"P = {_struct(params)};",
         "for k = 1:size(data, 1)",
@@ -232,7 +232,8 @@ def test_errors(tmp_path):
     assert got["u"].startswith("sls:badArgument|linearized_model: u must be 2 finite numbers")
     assert got["struct"].startswith("sls:badArgument|V_fun: p must be a struct")
     assert got["indefinite"] == (
-        "sls:notPositiveDefinite|qddot_fun: the mass matrix M is singular or not positive definite at x = [q1=0, q2=0.3, dq1=0.1, dq2=0.2]"
+        "sls:notPositiveDefinite|qddot_fun: the mass matrix M is singular or not positive definite at "
+        "x = [q1=0, q2=0.3, dq1=0.1, dq2=0.2]"
     )
     assert got["indefinite A"].startswith("sls:notPositiveDefinite|linearized_model: the mass matrix M is singular")
     py_dir = tmp_path / "py"
@@ -286,7 +287,8 @@ def test_files_follow_the_matlab_compatibility_rules(tmp_path):
                 assert not re.search(r"\binv\(", line), f"{path.name}: {line}"
                 assert not re.search(r"(?<![\w.])_\w", stripped), f"{path.name}: a name starting with _: {line}"
             assert (
-                "% Names MATLAB or this code already use, renamed here: M -> v_M, chol -> v_chol, end -> v_end, eps -> v_eps, "
+                "% Names MATLAB or this code already use, renamed here: "
+                "M -> v_M, chol -> v_chol, end -> v_end, eps -> v_eps, "
                 "error -> v_error, i -> v_i, j -> v_j, t0_ -> v_t0, x -> v_x.\n"
             ) in text
 

@@ -173,7 +173,8 @@ def test_generation_is_deterministic(tmp_path):
 
     code = (
         "import sys, sls; from sls.readers.nlink import nlink_pendulum; "
-        "sls.generate(nlink_pendulum(3), sys.argv[1]); sls.generate(sls.load_example('mobile_manipulator'), sys.argv[2])"
+        "sls.generate(nlink_pendulum(3), sys.argv[1]); "
+        "sls.generate(sls.load_example('mobile_manipulator'), sys.argv[2])"
     )
     outputs = []
     for seed in ("0", "12345"):
@@ -340,8 +341,13 @@ def test_integer_numpy_and_sympy_parameters_are_numbers(cart):
     import sympy
 
     expected = cart.qddot_fun(X0, [0.5], mp=2.0, l=1.0)
-    for mp, l in ((2, 1), (np.float32(2), np.int64(1)), (sympy.Integer(2), sympy.Float(1.0)), (np.array(2.0), 1.0)):
-        got = cart.qddot_fun(X0, [0.5], mp=mp, l=l)
+    for mp, length in (
+        (2, 1),
+        (np.float32(2), np.int64(1)),
+        (sympy.Integer(2), sympy.Float(1.0)),
+        (np.array(2.0), 1.0),
+    ):
+        got = cart.qddot_fun(X0, [0.5], mp=mp, l=length)
         assert got.dtype == float and got.shape == (2,)
         np.testing.assert_allclose(got, expected, rtol=1e-15)
 
