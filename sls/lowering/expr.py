@@ -46,25 +46,6 @@ class Ref:
     library: bool = False
 
 
-#: The one :class:`Ref` of each name, and of each library name (programs hold millions of references to a few).
-_NAMES: dict[str, Ref] = {}
-_LIBRARY: dict[str, Ref] = {}
-
-
-def _name(name: str) -> Ref:
-    found = _NAMES.get(name)
-    if found is None:
-        found = _NAMES[name] = Ref(name)
-    return found
-
-
-def _library(name: str) -> Ref:
-    found = _LIBRARY.get(name)
-    if found is None:
-        found = _LIBRARY[name] = Ref(name, True)
-    return found
-
-
 class Expr:
     """A printed expression: ``code[0]``, ``refs[0]``, ``code[1]``, …, ``refs[-1]``, ``code[-1]``.
 
@@ -136,14 +117,11 @@ class Expr:
             last = chunks.pop()
             code: list[str] = []
             refs: list[Ref] = []
-            names = _NAMES
             for chunk in chunks:
                 before, mark, name = chunk.rpartition(NAME)
-                if mark:
-                    refs.append(names.get(name) or _name(name))
-                else:
+                if not mark:
                     before, _, name = chunk.rpartition(LIBRARY)
-                    refs.append(_library(name))
+                refs.append(Ref(name, not mark))
                 code.append(before)
             code.append(last)
             self._code, self._refs = tuple(code), tuple(refs)

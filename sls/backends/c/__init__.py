@@ -13,13 +13,13 @@
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
   errors, through the compiled batch loop): the Python target's API.
 
-Printing: the expanded route through :class:`CPrinter` (sympy's C99 printer
+Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
 the graph route through :class:`~sls.lowering.graph_print.GraphPrinter` with a C
 :class:`~sls.lowering.graph_print.Style`. Every function binds the states, inputs and
 parameters it uses to ``const double`` locals named as in the model; names
 that C, libm or the generated code already use (``y0``, ``double``, ``x``,
-…, :data:`RESERVED`) get a trailing ``_``, listed in the files' headers.
+…, :func:`~sls.backends.c.names.reserved`) get a trailing ``_``, listed in the files' headers.
 """
 
 from __future__ import annotations

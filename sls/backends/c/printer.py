@@ -18,7 +18,7 @@ from sls.lowering.graph_print import ATOM, Style
 
 class CPrinter(C99CodePrinter):
     """sympy's C99 printer for sls: exact float literals, ``x*x`` for squares and cubes, no ``M_PI`` (not C99),
-    renamed symbols (:func:`renames`). Names print marked (:func:`~sls.lowering.expr.mark_name`), and so
+    renamed symbols (:func:`~sls.backends.c.names.renames`). Names print marked (:func:`~sls.lowering.expr.mark_name`), and so
     does every function the code calls (:func:`~sls.lowering.expr.mark_library`): the lane kernels need to
     know them."""
 
