@@ -18,9 +18,9 @@ from sls.lowering.graph_print import ATOM, Style
 
 class CPrinter(C99CodePrinter):
     """sympy's C99 printer for sls: exact float literals, ``x*x`` for squares and cubes, no ``M_PI`` (not C99),
-    renamed symbols (:func:`~sls.backends.c.names.renames`). Names print marked (:func:`~sls.lowering.expr.mark_name`), and so
-    does every function the code calls (:func:`~sls.lowering.expr.mark_library`): the lane kernels need to
-    know them."""
+    renamed symbols (:func:`~sls.backends.c.names.renames`). Names print marked
+    (:func:`~sls.lowering.expr.mark_name`), and so does every function the code calls
+    (:func:`~sls.lowering.expr.mark_library`): the lane kernels need to know them."""
 
     def __init__(self, names: dict | None = None) -> None:
         super().__init__({"strict": True} if "strict" in C99CodePrinter._default_settings else {})
