@@ -46,97 +46,134 @@ class Ref:
     library: bool = False
 
 
-_REFS: dict[tuple[str, bool], Ref] = {}
-
-
-def _ref(name: str, library: bool) -> Ref:
-    """The one :class:`Ref` of ``(name, library)`` (programs hold millions of references to a few names)."""
-    key = (name, library)
-    found = _REFS.get(key)
-    if found is None:
-        found = _REFS[key] = Ref(name, library)
-    return found
-
-
-@dataclass(frozen=True, slots=True)
 class Expr:
     """A printed expression: ``code[0]``, ``refs[0]``, ``code[1]``, …, ``refs[-1]``, ``code[-1]``.
 
     ``code`` holds the pieces of code between the references (one more than
-    ``refs``); the text is their concatenation (:meth:`text`).
+    ``refs``); the text is their concatenation (:meth:`text`). Immutable.
+
+    Programs hold hundreds of thousands of expressions, most printed once and
+    never renamed: an expression keeps the printer's marked text (compact,
+    joined by concatenation) and decodes its references on first use.
     """
 
-    code: tuple[str, ...]
-    refs: tuple[Ref, ...] = ()
+    __slots__ = ("_marked", "_code", "_refs", "_reads")
+
+    _code: tuple[str, ...]
+    _refs: tuple[Ref, ...]
+    _reads: tuple[str, ...]
+
+    def __init__(self, marked: str) -> None:
+        self._marked = marked  # _code, _refs and _reads are set when first read (_decode, reads)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expr) and self._marked == other._marked
+
+    def __hash__(self) -> int:
+        return hash(self._marked)
+
+    def __repr__(self) -> str:
+        return f"Expr({self.code!r}, {self.refs!r})"
 
     # -- building ---------------------------------------------------------------
 
     @staticmethod
     def parse(marked: str) -> Expr:
         """The expression a printer printed with its references marked (:func:`mark_name`, :func:`mark_library`)."""
-        if END not in marked:
-            return Expr((marked,))
-        chunks = marked.split(END)
-        code: list[str] = []
-        refs: list[Ref] = []
-        for chunk in chunks[:-1]:
-            start = max(chunk.rfind(NAME), chunk.rfind(LIBRARY))
-            code.append(chunk[:start])
-            refs.append(_ref(chunk[start + 1 :], chunk[start] == LIBRARY))
-        code.append(chunks[-1])
-        return Expr(tuple(code), tuple(refs))
+        return Expr(marked)
 
     @staticmethod
     def name(name: str) -> Expr:
         """The expression reading ``name`` alone."""
-        return Expr(("", ""), (_ref(name, False),))
+        return Expr(f"{NAME}{name}{END}")
 
     @staticmethod
     def literal(code: str) -> Expr:
         """Code that reads no name (a number, an operator)."""
-        return Expr((code,))
+        return Expr(code)
 
     @staticmethod
     def number(value: float) -> Expr:
         """A float constant as its literal (``repr``: exact, and read alike by Python and C)."""
-        return Expr((repr(value),))
+        return Expr(repr(value))
 
     @staticmethod
     def join(*items: str | Expr) -> Expr:
         """The concatenation of ``items`` (pieces of code and expressions)."""
-        code = [""]
-        refs: list[Ref] = []
-        for item in items:
-            if isinstance(item, str):
-                code[-1] += item
-            else:
-                code[-1] += item.code[0]
-                refs += item.refs
-                code += item.code[1:]
-        return Expr(tuple(code), tuple(refs))
+        return Expr("".join([item if type(item) is str else item._marked for item in items]))  # type: ignore[union-attr]
 
     # -- reading --------------------------------------------------------------
+
+    def _decode(self) -> tuple[tuple[str, ...], tuple[Ref, ...]]:
+        """``(code, refs)``, decoded from the marked text once."""
+        try:
+            return self._code, self._refs
+        except AttributeError:
+            marked = self._marked
+            if END not in marked:
+                self._code, self._refs = (marked,), ()
+                return self._code, ()
+            chunks = marked.split(END)  # each but the last: code, then one reference's mark and name
+            last = chunks.pop()
+            code: list[str] = []
+            refs: list[Ref] = []
+            for chunk in chunks:
+                before, mark, name = chunk.rpartition(NAME)
+                if not mark:
+                    before, _, name = chunk.rpartition(LIBRARY)
+                refs.append(Ref(name, not mark))
+                code.append(before)
+            code.append(last)
+            self._code, self._refs = tuple(code), tuple(refs)
+            return self._code, self._refs
+
+    @property
+    def code(self) -> tuple[str, ...]:
+        """The pieces of code between the references."""
+        return self._decode()[0]
+
+    @property
+    def refs(self) -> tuple[Ref, ...]:
+        """The references, in order of appearance."""
+        return self._decode()[1]
 
     @property
     def reads(self) -> tuple[str, ...]:
         """The names the expression reads, in order of appearance (with repeats)."""
-        return tuple(ref.name for ref in self.refs if not ref.library)
+        try:
+            return self._reads
+        except AttributeError:
+            marked = self._marked
+            if NAME not in marked:
+                self._reads = ()
+                return ()
+            chunks = marked.split(END)  # each but the last: code, then one reference's mark and name
+            chunks.pop()
+            found = tuple([name for _, mark, name in (chunk.rpartition(NAME) for chunk in chunks) if mark])
+            self._reads = found
+            return found
 
     @property
     def library(self) -> frozenset[str]:
         """The names of the target's library the expression refers to (those its printer marks)."""
-        return frozenset(ref.name for ref in self.refs if ref.library)
+        if LIBRARY not in self._marked:
+            return frozenset()
+        return frozenset([ref.name for ref in self._decode()[1] if ref.library])
 
     @property
     def is_name(self) -> bool:
         """True when the expression is a name alone."""
-        return len(self.refs) == 1 and not self.refs[0].library and self.code == ("", "")
+        marked = self._marked
+        return marked.startswith(NAME) and marked.find(END) == len(marked) - 1
 
     def text(self, names: Mapping[str, str] | None = None, library: Mapping[str, str] | None = None) -> str:
         """The code, with the names in ``names`` and the library names in ``library`` renamed."""
-        code, refs = self.code, self.refs
-        if not refs:
-            return code[0]
+        marked = self._marked
+        if END not in marked:
+            return marked
+        if not names and not library:
+            return marked.replace(NAME, "").replace(LIBRARY, "").replace(END, "")
+        code, refs = self._decode()
         parts = [code[0]]
         for ref, after in zip(refs, code[1:]):
             table = library if ref.library else names
@@ -146,13 +183,19 @@ class Expr:
 
     def substitute(self, values: Mapping[str, Expr]) -> Expr:
         """The expression with each name of ``values`` (not a library name) replaced by its expression."""
-        if not any(not ref.library and ref.name in values for ref in self.refs):
+        if not any(name in values for name in self.reads):
             return self
-        items: list[str | Expr] = [self.code[0]]
-        for ref, after in zip(self.refs, self.code[1:]):
-            items.append(values[ref.name] if not ref.library and ref.name in values else Expr(("", ""), (ref,)))
-            items.append(after)
-        return Expr.join(*items)
+        chunks = self._marked.split(END)  # each but the last: code, then one reference's mark and name
+        last = chunks.pop()
+        parts: list[str] = []
+        for chunk in chunks:
+            before, mark, name = chunk.rpartition(NAME)
+            if mark and name in values:
+                parts += (before, values[name]._marked)
+            else:
+                parts += (chunk, END)
+        parts.append(last)
+        return Expr("".join(parts))
 
     def __str__(self) -> str:
         return self.text()

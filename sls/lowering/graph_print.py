@@ -125,11 +125,14 @@ class GraphPrinter:
                 (late if g.deps[node] & late_mask else lines).append((name, text))
                 text, prec = mark_name(name), ATOM
             printed[node] = (text, prec)
-        parse = Expr.parse
+        values: dict[int, Expr] = {}  # one expression per output node (outputs share nodes: zeros, ...)
+        for o in outputs:
+            if o not in values:
+                values[o] = Expr(printed[o][0])
         return (
-            [(name, parse(text)) for name, text in lines],
-            [(name, parse(text)) for name, text in late],
-            [parse(printed[o][0]) for o in outputs],
+            [(name, Expr(text)) for name, text in lines],
+            [(name, Expr(text)) for name, text in late],
+            [values[o] for o in outputs],
         )
 
     # ------------------------------------------------------------------

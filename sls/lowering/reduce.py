@@ -162,8 +162,9 @@ class GraphReducer:
             lines, late_lines, printed = self._printer(path.style).phased_program(entries, late_mask, plan=plan)
             to_float = path.to_float
             if to_float is not None:
+                literals = {e: Expr.number(c) for e, c in zip(entries, constants) if c is not None}  # by node
                 printed = [
-                    Expr.number(c) if c is not None else expr if g.deps[e] & mask else to_float(expr)
+                    literals[e] if c is not None else expr if g.deps[e] & mask else to_float(expr)
                     for e, expr, c in zip(entries, printed, constants)
                 ]
             lets = [Let(name, expr) for name, expr in lines]

@@ -235,6 +235,37 @@ def test_no_target_defaults_to_python():
         backends.backend("matlab").base("python")
 
 
+def _code_strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module's code (docstrings left out), with their lines."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_lowering_writes_no_python():
+    """The middle prints no target's syntax: Python's ``float(...)`` and ``**`` are the Python backend's."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for path in sorted((ROOT / "sls" / "lowering").glob("*.py"))
+        for line, text in _code_strings(path)
+        if "float(" in text or "**" in text or "math." in text or "np." in text
+    ]
+    assert offenders == []
+
+
 def _expr(text: str) -> lowering.Expr:
     """``text`` (arithmetic over names, written by a test) as an expression reading its names."""
     import re
@@ -243,8 +274,8 @@ def _expr(text: str) -> lowering.Expr:
 
 
 def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
-    """Run C statements of sls.backends.c.code (Let, Store; arithmetic only) in Python, one part's scope."""
-    from sls.backends.c.code import Store
+    """Run C statements of sls.backends.c (Let, Store; arithmetic only) in Python, one part's scope."""
+    from sls.backends.c.statements import Store
     from sls.lowering import Let
 
     scope: dict = {"w": w, "x": x}
@@ -259,7 +290,8 @@ def _run_c_statements(statements: list, w: list, out: list, x: list) -> None:
 def test_c_split_parts_compute_what_the_whole_body_computes():
     """A long C body split into parts (values crossing parts through the workspace ``w``) computes the same
     outputs; dead code is dropped and every value is computed before it is read."""
-    from sls.backends.c.code import Store, c_function, eliminate_dead_code, split
+    from sls.backends.c.body import c_function, eliminate_dead_code, split
+    from sls.backends.c.statements import Store
     from sls.lowering import Let
 
     statements: list = [Let("_t0", _expr("x[0]")), Let("_dead", _expr("x[0]*2.0"))]

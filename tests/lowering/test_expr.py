@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from sls.backends.c.code import CPrinter
+from sls.backends.c.printer import CPrinter
 from sls.backends.python.printer import BATCH, SCALAR
 from sls.lowering.expr import Expr, Ref, mark_library, mark_name, reads
 

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from sls.algebra.graph import Graph
-from sls.backends.c.code import CPrinter
+from sls.backends.c.printer import CPrinter
 from sls.backends.matlab.names import local
 from sls.backends.matlab.printer import MatlabPrinter
 from sls.backends.python.printer import SCALAR, SCALAR_STYLE, python_power

@@ -13,13 +13,13 @@
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
   errors, through the compiled batch loop): the Python target's API.
 
-Printing: the expanded route through :class:`CPrinter` (sympy's C99 printer
+Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
 the graph route through :class:`~sls.lowering.graph_print.GraphPrinter` with a C
 :class:`~sls.lowering.graph_print.Style`. Every function binds the states, inputs and
 parameters it uses to ``const double`` locals named as in the model; names
 that C, libm or the generated code already use (``y0``, ``double``, ``x``,
-…, :data:`RESERVED`) get a trailing ``_``, listed in the files' headers.
+…, :func:`~sls.backends.c.names.reserved`) get a trailing ``_``, listed in the files' headers.
 """
 
 from __future__ import annotations
@@ -164,24 +164,24 @@ class CBackend(Backend):
     # -- code -----------------------------------------------------------
 
     def paths(self, model: Model) -> list:
-        from sls.backends.c.code import c_path
+        from sls.backends.c.printer import c_path
 
         return [c_path(self._names(model)[1])]
 
     def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
-        from sls.backends.c.code import c_function, kernel_body
+        from sls.backends.c.body import c_function, kernel_body
 
         return c_function(function.name, kernel_body(lowered[0]))
 
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
-        from sls.backends.c.code import c_function, solve_body
+        from sls.backends.c.body import c_function, solve_body
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
         prefix = self._names(model)[0]
         return c_function(function.name, solve_body(function.solve, programs[0], model.n, model.m, prefix), failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
-        from sls.backends.c.code import c_function, xdot_body
+        from sls.backends.c.body import c_function, xdot_body
 
         if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
             return None  # only ẋ = [q̇; q̈] is built from another function here
@@ -190,7 +190,8 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
-        from sls.backends.c.code import LANES, c_context, function_spec
+        from sls.backends.c.lanes import LANES
+        from sls.backends.c.spec import c_context, function_spec
 
         env = self.environment()
         ctx = render.context(model, simplify, method)

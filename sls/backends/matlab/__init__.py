@@ -8,9 +8,9 @@ original's calling convention: ``M = M_fun(x)``, ``qddot = qddot_fun(x, u)``,
 a struct overriding parameters by name (``M_fun(x, struct('m1', 2))``).
 
 The code runs unchanged in MATLAB and GNU Octave: ``%`` comments, ``~=``,
-single-quoted strings, ``end`` closing every block (:data:`OCTAVE_ONLY` lists
+single-quoted strings, ``end`` closing every block (:data:`~.code.OCTAVE_ONLY` lists
 what is never written). Printing: the expanded route through
-:class:`MatlabPrinter` (sympy's Octave printer with scalar operators and no
+:class:`~.printer.MatlabPrinter` (sympy's Octave printer with scalar operators and no
 Octave-only functions), the graph route through
 :class:`~sls.lowering.graph_print.GraphPrinter` with a MATLAB
 :class:`~sls.lowering.graph_print.Style`; shared subexpressions are locals ending in
@@ -18,7 +18,7 @@ Octave-only functions), the graph route through
 assemble ``M`` and solve with ``chol`` and two triangular solves (never
 ``inv``); ``chol`` failing is an error naming the state. User names MATLAB
 or the generated code already use (``pi``, ``end``, ``i``, ``x``, ``M``, …,
-:func:`reserved`) are renamed ``v_<name>`` in the code (parameters keep
+:func:`~.names.reserved`) are renamed ``v_<name>`` in the code (parameters keep
 their names as struct fields); the files' headers list the renames.
 """
 

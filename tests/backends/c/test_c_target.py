@@ -25,7 +25,7 @@ from systems import SYSTEM_NAMES, systems
 
 import sls
 from sls.backends import c as cbackend
-from sls.backends.c import code as ccode
+from sls.backends.c import body as cbody
 
 CC = os.environ.get("CC") or "cc"
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
@@ -298,7 +298,7 @@ def test_standalone_sources_compile_strictly(name, method, pair, tmp_path):
 
 def test_long_functions_in_parts_agree(tmp_path, monkeypatch):
     """Bodies longer than PART_LINES become parts sharing a workspace: force that on a small model."""
-    monkeypatch.setattr(ccode, "PART_LINES", 7)
+    monkeypatch.setattr(cbody, "PART_LINES", 7)
     model = sls.load_example("mobile_manipulator")
     py, c = build_pair(model, tmp_path, method="graph")
     text = (tmp_path / "c" / "c" / "mobile_manipulator.c").read_text()
@@ -480,8 +480,8 @@ def test_missing_parameters_return_code(tmp_path):
     assert "#define MODEL_MISSING_PARAMS 2" in header and "required" in header
     (tmp_path / "main.c").write_text(
         '#include "model.h"\nint main(void) { double out[1]; const double p[3] = {1.0, 2.0, 9.81};\n'
-        "return model_M_fun((const double[2]){0.1, 0.2}, NULL, out) == MODEL_MISSING_PARAMS\n"
-        "    && model_M_fun((const double[2]){0.1, 0.2}, p, out) == 0 ? 0 : 1; }\n"
+        "return model_M_fun((const double[2]){0.1, 0.2}, NULL, out) == MODEL_MISSING_PARAMS"
+        " && model_M_fun((const double[2]){0.1, 0.2}, p, out) == 0 ? 0 : 1; }\n"
     )
     folder = tmp_path / "pkg" / "c"
     built = subprocess.run(

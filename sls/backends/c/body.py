@@ -1,0 +1,240 @@
+"""The C target's function bodies: the lowered programs as statements (:func:`kernel_body`, :func:`solve_body`,
+:func:`xdot_body`), dead code removed, scheduled and split into parts when long (:func:`c_function`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sls import functions, lowering
+from sls.backends.c.statements import (
+    CallQddot,
+    SolveRows,
+    Statement,
+    Store,
+    Zeros,
+    defines,
+    line,
+    renamed,
+)
+from sls.lowering import Check, Expr, Fail, Let, Value, expr_of
+
+
+@dataclass(frozen=True)
+class Part:
+    """Straight-line statements of one part of a long C function (see :func:`split`).
+
+    Values of earlier parts are read as ``w[slot]``, values later parts need
+    are stored there; ``fails`` is true when the part may return a failure code.
+    """
+
+    statements: list[Statement]
+    fails: bool = False
+
+
+@dataclass(frozen=True)
+class CFunction:
+    """The code of one C function: its statements after the argument binding, dead code removed,
+    and for a long function its :class:`Part`\\ s (``workspace`` doubles carry values between them).
+    ``failure`` is what the function returns when ``M`` is not positive definite."""
+
+    name: str
+    statements: list[Statement]
+    parts: list[Part]
+    workspace: int = 0
+    failure: str = ""
+
+    def lines(self, statements: Iterable[Statement]) -> list[str]:
+        """``statements`` (of this function) as lines of C."""
+        return [line(s, self.failure) for s in statements]
+
+
+#: Statements per part of a long function (see :func:`split`): the compiler's time grows faster than
+#: linearly with a function's length, and values crossing parts go through a small workspace array.
+PART_LINES = 300
+
+
+def eliminate_dead_code(statements: list[Statement]) -> list[Statement]:
+    """Drop the :class:`~sls.lowering.Let`\\ s whose name no later statement uses."""
+    used: set[str] = set()
+    kept = []
+    for statement in reversed(statements):
+        name = defines(statement)
+        if name is not None and name not in used:
+            continue
+        used.update(statement.reads)
+        kept.append(statement)
+    kept.reverse()
+    return kept
+
+
+def schedule(statements: list[Statement]) -> list[Statement]:
+    """Reorder straight-line code so each value is computed just before it is first needed.
+
+    Statements that bind no name (checks, returns, output stores) keep their
+    order; each pulls in, depth first, the bindings it needs that are not
+    computed yet. Live ranges get short, which keeps long functions cheap to
+    compile and parts (:func:`split`) nearly independent.
+    """
+    defined: dict[str, int] = {}
+    reads: list[tuple[str, ...]] = []
+    roots: list[int] = []
+    for i, statement in enumerate(statements):
+        reads.append(statement.reads)
+        name = defines(statement)
+        if name is not None:
+            defined[name] = i
+        else:
+            roots.append(i)
+    done: set[int] = set()
+    order: list[int] = []
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            i, ready = stack.pop()
+            if i in done:
+                continue
+            if ready:
+                done.add(i)
+                order.append(i)
+                continue
+            stack.append((i, True))
+            for used in reversed(reads[i]):
+                j = defined.get(used)
+                if j is not None and j not in done:
+                    stack.append((j, False))
+    return [statements[i] for i in order]
+
+
+def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
+    """Split a long body into parts of about ``size`` statements: ``(parts, workspace)``.
+
+    A value used in a later part than the one computing it is stored into
+    the workspace ``w`` (``w[slot] = name;``) and read as ``w[slot]`` there;
+    slots are reused once their value is dead, so ``workspace`` (the length
+    of ``w``) stays far below the number of values.
+    """
+    chunks = [statements[i : i + size] for i in range(0, len(statements), size)]
+    home: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for c, chunk in enumerate(chunks):
+        for statement in chunk:
+            for used in statement.reads:
+                if used in home and home[used] < c:
+                    last[used] = c
+            name = defines(statement)
+            if name is not None:
+                home[name] = c
+    slots: dict[str, int] = {}
+    free: list[int] = []
+    active: list[str] = []
+    size_used = 0
+    for c in range(len(chunks)):
+        for name in [name for name in active if last[name] < c]:  # dead before part c: free its slot
+            active.remove(name)
+            free.append(slots[name])
+        for name in sorted((name for name in last if home[name] == c), key=lambda name: last[name]):
+            if free:
+                slots[name] = free.pop()
+            else:
+                slots[name] = size_used
+                size_used += 1
+            active.append(name)
+    parts = []
+    workspace = [Expr.join(Expr.name("w"), f"[{slot}]") for slot in range(size_used)]  # w[slot]
+    for c, chunk in enumerate(chunks):
+        imported = {name: workspace[slots[name]] for name in last if home[name] < c <= last[name]}
+        out: list[Statement] = []
+        for statement in chunk:
+            out.append(renamed(statement, imported))
+            name = defines(statement)
+            if name is not None and name in last:
+                out.append(Store("w", slots[name], Expr.name(name)))
+        parts.append(Part(out, fails=any(isinstance(s, (Check, Fail)) for s in chunk)))
+    return parts, size_used
+
+
+def c_function(name: str, statements: list[Statement], failure: str = "") -> CFunction:
+    """A :class:`CFunction` from its statements: dead code removed, scheduled, split when long."""
+    statements = schedule(eliminate_dead_code(statements))
+    if len(statements) <= PART_LINES * 3 // 2:
+        return CFunction(name, statements, [Part(statements)], failure=failure)
+    parts, workspace = split(statements, PART_LINES)
+    return CFunction(name, statements, parts, workspace, failure)
+
+
+def _is_zero(value: Value) -> bool:
+    """True for the constant ``0.0`` (not ``-0.0``, which is stored as it is)."""
+    return isinstance(value, float) and value == 0.0 and math.copysign(1.0, value) > 0.0
+
+
+def _fill(target: str, values: Sequence[Value]) -> list[Statement]:
+    """Stores of ``values`` into ``target``; many zeros become one loop."""
+    zero = [_is_zero(v) for v in values]
+    if sum(zero) < 16:
+        return [Store(target, k, expr_of(v)) for k, v in enumerate(values)]
+    return [Zeros(target, len(values)), *(Store(target, k, expr_of(v)) for k, v in enumerate(values) if not zero[k])]
+
+
+def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
+    """An array function: temporaries, then every entry of its one output into ``out`` (row-major)."""
+    (name,) = lowered.outputs
+    _, entries, constants = lowered.output(name)
+    values: list[Value] = [c if c is not None else entry for entry, c in zip(entries, constants)]
+    return [*lowered.printed.lines, *_fill("out", values)]
+
+
+def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
+    """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
+    kernel, unrolled factorization (a :class:`~sls.lowering.Check`
+    fails when a pivot is ≤ 0), solves, outputs.
+
+    A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
+    ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
+    result copied into the lower rows of ``A`` and ``B``) rather than unrolled: 2n + m columns of
+    straight-line substitutions are much of the function on a robot arm, and a loop over a row's columns
+    vectorizes.
+    """
+    statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
+    rows = kind == functions.LINEARIZATION and program.phased and program.ldl is not None and bool(prefix)
+    if program.phased:  # bind q̈, evaluate what depends on it, solve A and B
+        qddot = program.results["qddot"]
+        statements += [Let(local, expr_of(value)) for local, value in zip(program.accelerations, qddot)]
+        statements += [*program.late, *([] if rows else program.tail)]
+    if kind == functions.ACCELERATIONS:
+        return statements + _fill("out", program.results["qddot"])
+    if rows and program.ldl is not None:
+        J, B_u = program.values["residual_jac"], program.values["B_u"]
+        rhs = [
+            _unsigned_zero(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
+            for a in range(n)
+            for col in range(2 * n + m)
+        ]
+        L, reciprocal = program.ldl
+        solve = SolveRows(
+            f"{prefix}_solve_rows",
+            n,
+            m,
+            tuple(expr_of(L[i, j]) for i in range(n) for j in range(i)),
+            tuple(expr_of(r) for r in reciprocal),
+            tuple(expr_of(v) for v in rhs),
+        )
+        upper_A = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
+        return statements + _fill("A", upper_A) + _fill("B", [0.0] * (n * m)) + [solve]
+    A_rows, B_rows = program.results["A"], program.results["B"]
+    A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
+    B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
+    return statements + _fill("A", A) + _fill("B", B)
+
+
+def _unsigned_zero(value: Value) -> Value:
+    """A value, a zero constant of either sign as ``0.0``."""
+    return 0.0 if isinstance(value, float) and value == 0.0 else value
+
+
+def xdot_body(prefix: str, n: int, accelerations: str) -> list[Statement]:
+    """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the lower half of ``out``, ``q̇`` into the
+    upper half."""
+    state = [Expr.join(Expr.name("x"), f"[{n + k}]") for k in range(n)]
+    return [CallQddot(f"{prefix}_{accelerations}", n), *(Store("out", k, value) for k, value in enumerate(state))]

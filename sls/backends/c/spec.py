@@ -1,0 +1,193 @@
+"""What the C templates (``templates/c``) need about the model and each generated function."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sls import functions
+from sls.backends.c.body import CFunction
+from sls.backends.c.lanes import Lanes, lane_kernel
+from sls.backends.c.names import HEADER_MARK
+from sls.backends.c.statements import SolveRows, Statement, Zeros, stores
+from sls.lowering.arguments import PARAMETERS, bind_arguments
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from sls.model import Model
+
+
+def c_context(model: Model, prefix: str, names: dict) -> dict:
+    """Template variables of the C files."""
+    params = list(model.params.items())
+    return {
+        "prefix": prefix,
+        "macro": prefix.upper(),
+        "renamed": sorted(names.items()),
+        "c_params": [
+            {"name": name, "c": names.get(name, name), "default": None if value is None else repr(float(value))}
+            for name, value in params
+        ],
+        "required": [name for name, value in params if value is None],
+        "c_state": [names.get(s.name, s.name) for s in model.state],
+        "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
+        "marker": HEADER_MARK,
+    }
+
+
+@dataclass(frozen=True)
+class COutput:
+    """One output of a C function: its ``name``, the ``pointer`` argument it is written through, its ``shape``,
+    ``size`` (doubles) and the shape as Python text (``shape_text``)."""
+
+    name: str
+    pointer: str
+    shape: tuple[int, ...]
+    size: int
+    shape_text: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Statements of a C function (or one of its parts) as lines, with their argument binding: ``bindings``
+    (``const double`` locals for the names the lines use), ``unused`` (pointers cast to ``void``) and whether
+    they read a parameter (``uses_params``); ``fails`` for a part that may return a failure code."""
+
+    lines: list[str]
+    bindings: list[str]
+    unused: list[str]
+    uses_params: bool
+    fails: bool = False
+
+
+@dataclass(frozen=True)
+class CSpec:
+    """What the C templates (``templates/c``) need about one generated function."""
+
+    name: str
+    summary: str
+    arguments: list[str]
+    sizes: list[int]
+    outputs: list[COutput]
+    solve: bool
+    scalar: bool
+    bindings: list[str]
+    unused: list[str]
+    uses_params: bool
+    body: list[str]
+    parts: list[Bound]
+    lanes: Lanes | None
+    workspace: int
+    pointers: list[str]
+    doc: str
+    wrapper: bool
+    solve_rows: bool = False
+    #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
+    notes: tuple[str, ...] = ()
+    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; ``linearized_model``).
+    clones: bool = False
+
+
+def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
+    """What the C templates need about one generated function."""
+    n, m = model.n, model.m
+    arguments = [a.name for a in function.arguments]
+    outputs = []
+    for name, shape in function.outputs:
+        dims = functions.sizes(shape, n, m)
+        pointer = "out" if len(function.outputs) == 1 else name
+        outputs.append(COutput(name, pointer, dims, math.prod(dims), repr(dims)))
+    pointers = arguments + [PARAMETERS] + [o.pointer for o in outputs]
+
+    def bound(statements: list[Statement], extra: tuple = (), source: str = "{argument}[{k}]") -> Bound:
+        """A part's argument binding: ``const double`` locals for the names it uses, ``(void)`` for unused pointers."""
+        used = {name for s in statements for name in s.reads} | {w for s in statements for w in stores(s)}
+        entries = bind_arguments(arguments + [PARAMETERS], model, used, lambda name: names.get(name, name))
+        bindings = [f"const double {e.local} = {source.format(argument=e.argument, k=e.index)};" for e in entries]
+        taken = {e.argument for e in entries}
+        unused = [a for a in pointers + list(extra) if a not in taken and a not in used]
+        return Bound(code.lines(statements), bindings, unused, PARAMETERS in taken)
+
+    parts = []
+    if len(code.parts) > 1:
+        for part in code.parts:
+            b = bound(part.statements, ("w",))
+            parts.append(Bound(b.lines, b.bindings, b.unused, b.uses_params, part.fails))
+    if parts:
+        main = Bound([], [], [], any(q.uses_params for q in parts))
+    else:
+        main = bound(code.statements)
+    lanes = lane_kernel(code, prefix) if function.solve else None
+    if lanes is not None:
+        binding = bound([s for s in code.statements if not isinstance(s, Zeros)], source="_lane_{argument}[{k}][i]")
+        lanes = Lanes(lanes.lines, lanes.stores, lanes.trig, binding.bindings)
+    signature = ", ".join(arguments)
+    if model.params:
+        signature += ", *, " + ", ".join(p if v is None else f"{p}={float(v)!r}" for p, v in model.params.items())
+    doc = f"{function.name}($module, {signature})\n--\n\n{function.summary}\n\n" + _argument_doc(function, model)
+    return CSpec(
+        name=function.name,
+        summary=function.summary,
+        arguments=arguments,
+        sizes=[functions.sizes((a.size,), n, m)[0] for a in function.arguments],
+        outputs=outputs,
+        solve=bool(function.solve),
+        scalar=function.outputs[0][1] == (),
+        bindings=main.bindings,
+        unused=[a for a in main.unused if a != PARAMETERS] if not parts else [],
+        uses_params=main.uses_params,
+        body=main.lines,
+        parts=parts,
+        lanes=lanes,
+        workspace=code.workspace,
+        pointers=pointers,
+        doc=c_string(doc),
+        wrapper=function.uses is not None,
+        solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
+        notes=_notes(function, model),
+        clones=function.solve == functions.LINEARIZATION,
+    )
+
+
+def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
+    """Lines of the function's comment in the header besides its outputs."""
+    notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
+    if function.solve == functions.LINEARIZATION:
+        notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")
+    return tuple(notes)
+
+
+def _argument_doc(function: functions.Function, model: Model) -> str:
+    """The arguments and results of a compiled function, for its docstring (the Python target's conventions)."""
+    n, m = model.n, model.m
+    lines = []
+    for argument in function.arguments:
+        size = functions.sizes((argument.size,), n, m)[0]
+        what = {
+            "x": f"state [{', '.join(s.name for s in model.state)}]",
+            "u": f"input [{', '.join(s.name for s in model.inputs)}]",
+        }
+        lines.append(
+            f"{argument.name}: shape ({size},) or (..., {size}), the {what.get(argument.name, 'accelerations')}; "
+            "leading axes are a batch."
+        )
+    for name, shape in function.outputs:
+        dims = functions.sizes(shape, n, m)
+        lines.append(
+            f"Returns {name}: "
+            + (
+                "a float, or an array of shape (...) for a batch."
+                if not dims
+                else f"shape {dims}, or (...,) + {dims} for a batch."
+            )
+        )
+    if model.params:
+        lines.append("Parameters are keyword arguments (numbers, or arrays broadcast against the batch).")
+    return "\n".join(lines)
+
+
+def c_string(text: str) -> str:
+    """``text`` as a C string literal (ASCII; one source line per text line)."""
+    escaped = text.encode("ascii", "backslashreplace").decode().replace("\\", "\\\\").replace('"', '\\"')
+    parts = escaped.split("\n")
+    return "\n".join(f'"{part}\\n"' if k < len(parts) - 1 else f'"{part}"' for k, part in enumerate(parts))

@@ -1,0 +1,197 @@
+"""The C target's statements: the lowering's ``Let``, ``Check`` and ``Fail``, and its own (:class:`Store`,
+:class:`Zeros`, :class:`CallQddot`, :class:`SolveRows`), each saying what it reads and writes; their lines of C,
+and what a body's passes ask of them (every kind in an exhaustive ``match``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sls.lowering import Check, Expr, Fail, Let
+from sls.lowering import unknown_statement as _unknown
+from sls.lowering.arguments import PARAMETERS
+
+
+@dataclass(frozen=True)
+class Store:
+    """``array[index] = value;`` (``value`` a name, a number or a printed expression)."""
+
+    array: str
+    index: int
+    value: Expr
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.value.reads
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return (self.array,)
+
+
+@dataclass(frozen=True)
+class Zeros:
+    """Every entry of ``array`` (``size`` doubles) set to ``0.0`` in one loop."""
+
+    array: str
+    size: int
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return (self.array,)
+
+
+@dataclass(frozen=True)
+class CallQddot:
+    """``xdot_fun``'s call of ``callee`` (the model's ``qddot_fun``) writing ``out + offset``; a failure returns
+    its status."""
+
+    callee: str
+    offset: int
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ("x", "u", PARAMETERS)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return ("out",)
+
+
+@dataclass(frozen=True)
+class SolveRows:
+    """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
+    ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m values, row by row), then ``Z`` into the lower rows of
+    ``A`` and ``B``.
+
+    ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
+    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals).
+    ``callee`` is the file's helper (``<prefix>_solve_rows``), whose loops over a row's columns compilers
+    vectorize.
+    """
+
+    callee: str
+    n: int
+    m: int
+    lower: tuple[Expr, ...]
+    reciprocal: tuple[Expr, ...]
+    rhs: tuple[Expr, ...]
+
+    def values(self) -> tuple[Expr, ...]:
+        """Every value the statement reads."""
+        return self.lower + self.reciprocal + self.rhs
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return tuple(name for value in self.values() for name in value.reads)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return ("A", "B") if self.m else ("A",)
+
+
+#: A statement of a C function body.
+Statement = Let | Check | Fail | Store | Zeros | CallQddot | SolveRows
+#: Who meets a statement kind it does not know (see :func:`~sls.lowering.statements.unknown_statement`).
+TARGET = "the C target"
+
+
+def line(statement: Statement, failure: str) -> str:
+    """One statement as a line of C (``failure``: what a pivot ``≤ 0`` returns)."""
+    match statement:
+        case Let(name=name, value=value):
+            return f"const double {name} = {value.text()};"
+        case Check(pivot=pivot):
+            return f"if (!({pivot.text()} > 0.0)) return {failure};"
+        case Fail():
+            return f"return {failure};"
+        case Store(array=array, index=index, value=value):
+            return f"{array}[{index}] = {value.text()};"
+        case Zeros(array=array, size=size):
+            return f"for (size_t k = 0; k < {size}; ++k) {array}[k] = 0.0;"
+        case SolveRows():
+            return _solve_rows_lines(statement)
+        case CallQddot(callee=callee, offset=offset):
+            return f"{{ const int status = {callee}(x, u, p, out + {offset}); if (status != 0) return status; }}"
+        case _:
+            raise _unknown(statement, TARGET)
+
+
+def _solve_rows_lines(statement: SolveRows) -> str:
+    """A :class:`SolveRows` as a block of C (lines after the first indented for a function body)."""
+    n, m = statement.n, statement.m
+    cols = 2 * n + m
+    rhs = [value.text() for value in statement.rhs]
+    lower = ", ".join(value.text() for value in statement.lower)
+    reciprocal = ", ".join(value.text() for value in statement.reciprocal)
+    rows = ",\n            ".join("{" + ", ".join(rhs[i * cols : (i + 1) * cols]) + "}" for i in range(n))
+    lines = [
+        "{",
+        f"    const double _lower[{max(len(statement.lower), 1)}] = {{{lower or '0.0'}}};",
+        f"    const double _reciprocal[{n}] = {{{reciprocal}}};",
+        f"    double _R[{n}][{cols}] = {{\n            {rows}\n        }};",
+        "    int _i, _c;",
+        f"    {statement.callee}(_lower, _reciprocal, _R);",
+        f"    for (_i = 0; _i < {n}; ++_i) {{",
+        f"        for (_c = 0; _c < {2 * n}; ++_c) A[({n} + _i)*{2 * n} + _c] = _R[_i][_c];",
+    ]
+    if m:
+        lines.append(f"        for (_c = 0; _c < {m}; ++_c) B[({n} + _i)*{m} + _c] = _R[_i][{2 * n} + _c];")
+    lines += ["    }", "}"]
+    return "\n    ".join(lines)
+
+
+def defines(statement: Statement) -> str | None:
+    """The local a statement binds, if any."""
+    match statement:
+        case Let(name=name):
+            return name
+        case Check() | Fail() | Store() | Zeros() | CallQddot() | SolveRows():
+            return None
+        case _:
+            raise _unknown(statement, TARGET)
+
+
+def stores(statement: Statement) -> tuple[str, ...]:
+    """The argument arrays a statement writes into."""
+    match statement:
+        case Store() | Zeros() | CallQddot() | SolveRows():
+            return statement.writes
+        case Let() | Check() | Fail():
+            return ()
+        case _:
+            raise _unknown(statement, TARGET)
+
+
+def calls(statement: Statement) -> frozenset[str]:
+    """The functions a statement calls."""
+    match statement:
+        case CallQddot(callee=callee) | SolveRows(callee=callee):
+            return frozenset({callee})
+        case Let(value=value) | Store(value=value):
+            return value.library
+        case Check() | Fail() | Zeros():
+            return frozenset()
+        case _:
+            raise _unknown(statement, TARGET)
+
+
+def renamed(statement: Statement, values: dict[str, Expr]) -> Statement:
+    """``statement`` reading ``values[name]`` (an expression) wherever it reads a name of ``values``."""
+    match statement:
+        case Let(name=name, value=value):
+            return Let(name, value.substitute(values))
+        case Check(pivot=pivot):
+            return Check(pivot.substitute(values))
+        case Store(array=array, index=index, value=value):
+            return Store(array, index, value.substitute(values))
+        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs):
+            lower, reciprocal, rhs = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal, rhs))
+            return SolveRows(callee, n, m, lower, reciprocal, rhs)
+        case Fail() | Zeros() | CallQddot():
+            return statement
+        case _:
+            raise _unknown(statement, TARGET)
