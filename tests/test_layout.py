@@ -187,12 +187,6 @@ def one_circle(graph: dict[str, dict[str, int]], component: list[str]) -> list[s
 # the rules
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="being split (issue 23): sls/model/__init__.py, sls/readers/urdf.py, sls/derive/__init__.py, "
-    "sls/control/__init__.py, sls/algebra/graph.py, sls/backends/c/code.py, sls/lowering/__init__.py, "
-    "sls/derive/rigid_body.py are over 500 lines on main bb9c273",
-)
 def test_no_python_file_over_500_lines():
     over = {}
     for path in python_files():
