@@ -20,7 +20,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from conftest import REPO
 
 if sys.version_info >= (3, 11):
