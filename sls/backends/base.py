@@ -53,6 +53,9 @@ class Backend:
     #: The targets this one builds on (their names): their template folders follow the target's own, and
     #: :meth:`base` hands out their backends (the C target's package reuses the Python target's API files).
     builds_on: tuple = ()
+    #: The backends of :attr:`builds_on`, by name: set by the registry that made this one
+    #: (:func:`sls.backends.registry.backend`), so a backend never looks the registry up itself.
+    bases: dict = {}
 
     # -- refusing early ---------------------------------------------------
 
@@ -122,9 +125,9 @@ class Backend:
         """The backend of the target ``name`` this one builds on (declared in :attr:`builds_on`)."""
         if name not in self.builds_on:
             raise ValueError(f"--target {self.name} does not declare that it builds on --target {name}")
-        from sls.backends.registry import backend
-
-        return backend(name)
+        if name not in self.bases:
+            raise ValueError(f"--target {self.name} was made without its base {name}: use sls.backends.backend()")
+        return self.bases[name]
 
     def environment(self) -> Any:
         """The Jinja2 environment of the target's templates (:func:`sls.backends.render.environment`)."""

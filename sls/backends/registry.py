@@ -9,12 +9,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from sls.backends.base import Backend
 from sls.errors import ModelError
-
-if TYPE_CHECKING:  # a type only: the targets' modules import base, base asks this registry
-    from sls.backends.base import Backend
 
 #: Every target: name → ``"module:Class"`` of its :class:`Backend` (or a factory); the first is the default.
 REGISTRY: dict = {
@@ -51,7 +48,9 @@ def backend(target: str) -> Backend:
     if isinstance(factory, str):
         module, _, name = factory.partition(":")
         factory = getattr(importlib.import_module(module), name)
-    return factory()
+    made = factory()
+    made.bases = {base: backend(base) for base in made.builds_on}  # the targets it builds on, made here too
+    return made
 
 
 def every_backend() -> list:
