@@ -25,6 +25,7 @@ from collections.abc import Collection
 import sympy
 
 from sls.algebra.calculus import diff
+from sls.derive.constraint_terms import constraint_terms, jacobian
 from sls.derive.dynamics import Dynamics
 from sls.model import Model, quadratic_terms
 
@@ -115,11 +116,6 @@ def coriolis_jacobian(dM: tuple, c: tuple, q: tuple, dq: tuple) -> tuple:
     return tuple(tuple(tuple(row) for row in plane) for plane in jac)
 
 
-def jacobian(vector: tuple, x: tuple) -> tuple:
-    """``J[a][l] = ∂vector_a/∂x_l``, shape (len(vector), len(x))."""
-    return tuple(tuple(diff(entry, xl) if entry != 0 else ZERO for xl in x) for entry in vector)
-
-
 def derive_expanded(model: Model, simplify: bool = False, wanted: Collection[str] | None = None) -> Dynamics:
     """Every term of :class:`Dynamics` as flat expressions (M read off the expanded T).
 
@@ -170,7 +166,7 @@ def derive_expanded(model: Model, simplify: bool = False, wanted: Collection[str
     B_jac = None
     if needs("B_u_jac", "drhs"):
         B_jac = tuple(tuple(tuple(diff(b, xl) if b != 0 else ZERO for xl in x) for b in row) for row in B)
-    constraints = _constraint_terms_expanded(model)
+    constraints = constraint_terms(model, model.dq)
     skipped.update(
         potential_gradient_jac=phi_jac,
         friction_jac=jacobian(model.fric, x) if needs("fric_jac", "drhs") else None,
@@ -185,30 +181,3 @@ def derive_expanded(model: Model, simplify: bool = False, wanted: Collection[str
         friction=model.fric,
         input_matrix=B,
     )
-
-
-def _constraint_terms_expanded(model: Model) -> dict:
-    """The constraint fields of :class:`Dynamics` as sympy expressions (empty when unconstrained)."""
-    if not model.constrained:
-        return {}
-    n, q, dq, x = model.n, model.q, model.dq, model.state
-    holonomic, rolling = model.constraints, model.velocity_constraints
-    A = [[diff(c, qj) for qj in q] for c in holonomic] + [[diff(v, dqj) for dqj in dq] for v in rolling]
-    velocity = [sympy.Add(*(A[i][j] * dq[j] for j in range(n))) for i in range(len(holonomic))] + list(rolling)
-    bias = []
-    omega = sympy.Float(model.stabilization)
-    for i, v in enumerate(velocity):
-        entry = -sympy.Add(*(diff(v, q[col]) * dq[col] for col in range(n)))
-        if model.stabilization:
-            entry -= 2 * omega * v + (omega**2 * holonomic[i] if i < len(holonomic) else ZERO)
-        bias.append(entry)
-    return {
-        "constraint": tuple(holonomic) + tuple(rolling),
-        "constraint_jac": tuple(tuple(row) for row in A),
-        "constraint_jac_jac": tuple(
-            tuple(tuple(diff(a, q[col]) if col < n and a != 0 else ZERO for col in range(2 * n)) for a in row)
-            for row in A
-        ),
-        "constraint_bias": tuple(bias),
-        "constraint_bias_jac": jacobian(tuple(bias), x),
-    }

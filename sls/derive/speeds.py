@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.calculus import diff
+from sls.derive.expanded import christoffel
 from sls.model import quadratic_terms
 from sls.model.kinematics import Kinematics, directional
 
@@ -146,16 +147,10 @@ def mass_matrix_frame_derivatives(M: tuple, kinematics: Kinematics) -> tuple:
 def frame_christoffel(dM: tuple) -> tuple:
     """``c[i][j][k] = c_ijk = ½(X_i M_kj + X_j M_ki − X_k M_ij)`` (n_v, n_v, n_v), symmetric in ``i, j``.
 
-    ``dM[r][a][b] = X_r M_ab`` (:func:`mass_matrix_frame_derivatives`).
+    ``dM[r][a][b] = X_r M_ab`` (:func:`mass_matrix_frame_derivatives`): the classic formula
+    (:func:`sls.derive.expanded.christoffel`) on the derivatives along the columns of ``S``.
     """
-    n = len(dM)
-    half = sympy.Rational(1, 2)
-    cache = {}
-    for i in range(n):
-        for j in range(i, n):
-            for k in range(n):
-                cache[i, j, k] = half * (dM[i][k][j] + dM[j][k][i] - dM[k][i][j])
-    return tuple(tuple(tuple(cache[min(i, j), max(i, j), k] for k in range(n)) for j in range(n)) for i in range(n))
+    return christoffel(dM)
 
 
 def structure_matrix(structure: tuple, v: Sequence[sympy.Symbol]) -> tuple:

@@ -19,17 +19,13 @@ from collections.abc import Collection
 import sympy
 
 from sls.algebra.calculus import diff
+from sls.derive.constraint_terms import constraint_terms, jacobian
 from sls.derive.dynamics import Dynamics
 from sls.derive.speeds import speed_dynamics
 from sls.model import Model
 from sls.model.kinematics import kinematics as checked_kinematics
 
 ZERO = sympy.Integer(0)
-
-
-def jacobian(vector: tuple, x: tuple) -> tuple:
-    """``∂vector/∂x`` as an (len(vector), len(x)) nested tuple (zero entries kept as ``0``)."""
-    return tuple(tuple(diff(e, xl) if e != 0 else ZERO for xl in x) for e in vector)
 
 
 def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[str] | None = None) -> Dynamics:
@@ -48,7 +44,7 @@ def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[
     C_jac = tuple(tuple(jacobian(row, x) for row in C))
     B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
     return Dynamics(
-        **_constraint_terms(model, kin.rates),
+        **constraint_terms(model, kin.rates, kin.S),
         model=model,
         mass_matrix=M,
         mass_matrix_jac=M_jac,
@@ -66,30 +62,3 @@ def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[
         kinematics=kin.rates,
         kinematics_jac=jacobian(kin.rates, x),
     )
-
-
-def _constraint_terms(model: Model, rates: tuple) -> dict:
-    """The constraint fields of :class:`Dynamics` in the speeds (empty when unconstrained)."""
-    if not model.constrained:
-        return {}
-    n, q, v, x = model.n, model.q, model.dq, model.state
-    holonomic, rolling = model.constraints, model.velocity_constraints
-    S = [[diff(rate, s) for s in v] for rate in rates]
-    gradients = [[diff(c, qj) for qj in q] for c in holonomic]
-    A = [[sympy.Add(*(row[i] * S[i][k] for i in range(n))) for k in range(n)] for row in gradients]
-    A += [[diff(a, s) for s in v] for a in rolling]
-    velocity = [sympy.Add(*(A[i][j] * v[j] for j in range(n))) for i in range(len(holonomic))] + list(rolling)
-    omega = sympy.Float(model.stabilization)
-    bias = []
-    for i, w in enumerate(velocity):
-        entry = -sympy.Add(*(diff(w, q[col]) * rates[col] for col in range(n)))
-        if model.stabilization:
-            entry -= 2 * omega * w + (omega**2 * holonomic[i] if i < len(holonomic) else ZERO)
-        bias.append(entry)
-    return {
-        "constraint": tuple(holonomic) + tuple(rolling),
-        "constraint_jac": tuple(tuple(row) for row in A),
-        "constraint_jac_jac": tuple(tuple(jacobian(tuple(row), x)) for row in A),
-        "constraint_bias": tuple(bias),
-        "constraint_bias_jac": jacobian(tuple(bias), x),
-    }

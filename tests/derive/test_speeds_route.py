@@ -305,3 +305,23 @@ def test_the_matlab_target_agrees_with_the_python_target(body, tmp_path):
     np.testing.assert_allclose(np.ravel(lines[1]), body.xdot_fun(x, u), atol=1e-12)
     np.testing.assert_allclose(np.reshape(lines[2], A.shape), A, atol=1e-11)
     np.testing.assert_allclose(np.reshape(lines[3], B.shape), B, atol=1e-12)
+
+
+def test_constraints_in_speeds_agree_with_the_same_constraint_in_rates(tmp_path):
+    """A holonomic constraint on the arm (the tip's height fixed): its rows (∂c/∂q) S and bias follow the speeds."""
+    tip = "l1*sin(q1) + l2*sin(q2) - 0.3"
+    arm = build(sls.model_from_strings(**KINEMATIC_CHAIN, constraints=[tip]), tmp_path / "speeds")
+    rates = dict(KINEMATIC_CHAIN, state=["q1", "q2", "dq1", "dq2"], kinematics=None, name="arm_rates")
+    rates["T"] = KINEMATIC_CHAIN["T"].replace("v1+v2", "dq2").replace("v1", "dq1")
+    rates["fric"] = ["b*dq1 - b*(dq2 - dq1)", "b*(dq2 - dq1)"]
+    plain = build(sls.model_from_strings(**rates, constraints=[tip]), tmp_path / "rates")
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        q = rng.normal(size=2)
+        v = rng.normal(size=2)
+        u = rng.normal(size=2)
+        qdot = np.array([v[0], v[0] + v[1]])
+        tau = np.array([u[0] - u[1], u[1]])
+        qddot = plain.qddot_fun(np.concatenate((q, qdot)), tau)
+        expected = [qddot[0], qddot[1] - qddot[0]]
+        np.testing.assert_allclose(arm.qddot_fun(np.concatenate((q, v)), u), expected, atol=1e-10)
