@@ -35,6 +35,7 @@ from sls.readers import (  # noqa: E402
     load_python,
     load_toml,
     load_urdf,
+    model_from_mechanics,
     model_from_strings,
     model_from_sympy,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "load_python",
     "load_toml",
     "load_urdf",
+    "model_from_mechanics",
     "model_from_strings",
     "model_from_sympy",
     "symbolic",

@@ -1,6 +1,8 @@
 """Stage 1, the readers: every way in to a :class:`~sls.model.Model` (the front ends).
 
 * :func:`model_from_strings` — expression strings (:mod:`sls.readers.strings`: TOML files, inline flags),
+* :func:`model_from_mechanics` — sympy.physics.mechanics ``KanesMethod``, ``LagrangesMethod`` and ``System`` objects
+  as written (:mod:`sls.readers.mechanics_models`),
 * :func:`model_from_sympy` — sympy objects (:mod:`sls.readers.sympy_api`: Python model files, the Python API;
   sympy.physics.mechanics names and functions of time are mapped by :mod:`sls.readers.mechanics`),
 * :func:`load_toml`, :func:`load_python` — model files (:mod:`sls.readers.files`),
@@ -24,6 +26,7 @@ from sls.readers.examples import (
     load_example,
 )
 from sls.readers.files import MODEL_KEYS, load_python, load_toml, model_from_mapping
+from sls.readers.mechanics_models import model_from_mechanics
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
 from sls.readers.urdf import load_urdf, load_urdf_table
@@ -41,6 +44,7 @@ __all__ = [
     "load_urdf",
     "load_urdf_table",
     "model_from_mapping",
+    "model_from_mechanics",
     "model_from_strings",
     "model_from_sympy",
     "read_model_text",
