@@ -53,7 +53,8 @@ class Base:
     ``kind`` is ``floating``, ``planar`` or :data:`FREE` (a quaternion free-flyer: one joint of that kind).
     ``joints`` are the names of the chain's joints (floating: x, y, z, yaw, pitch, roll; planar: x, y,
     theta; free: the joint itself); ``link`` is the child link the body wrench acts on; ``axes`` are the
-    wrench's directions in that link's frame, one ``(suffix, force direction or None, moment direction or None)`` per input.
+    wrench's directions in that link's frame, one ``(suffix, force direction or None, moment direction or None)``
+    per input.
     """
 
     name: str
