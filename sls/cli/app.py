@@ -99,8 +99,11 @@ class _Group(click.Group):
             _usage(error)
         except KeyboardInterrupt:
             if ctx.invoked_subcommand == "generate":
-                click.echo("error: interrupted (the output folder holds the old package, the new one, or one that "
-                           "refuses to import until you run sls generate again; never a mix)", err=True)
+                click.echo(
+                    "error: interrupted (the output folder holds the old package, the new one, or one that "
+                    "refuses to import until you run sls generate again; never a mix)",
+                    err=True,
+                )
             else:
                 click.echo("error: interrupted", err=True)
             sys.exit(130)
@@ -182,9 +185,10 @@ def load_model(
     ranges: tuple = (),
     floating_base: bool = False,
     kinematics: tuple = (),
+    base_orientation: str | None = None,
 ) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
-    ``floating_base``: ``--floating-base`` of a URDF model).
+    ``floating_base``: ``--floating-base`` of a URDF model; ``base_orientation``: its ``--base-orientation``).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
     ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
@@ -222,15 +226,21 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    if floating_base and not (model and (Path(model).suffix == ".urdf" or is_urdf_example(model))):
+    robot = bool(model and (Path(model).suffix == ".urdf" or is_urdf_example(model)))
+    if floating_base and not robot:
         raise UsageError(
             "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
             "it frees the robot's root link"
         )
+    if base_orientation is not None and not robot:
+        raise UsageError(
+            "--base-orientation goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            'in a model file write [urdf] base_orientation = "euler"'
+        )
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
     else:
-        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base)
+        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, base_orientation or "quaternion")
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -246,19 +256,19 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str, floating_base: bool = False) -> Model:
+def _load_named(model: str, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
     if path.suffix == ".urdf":
-        return load_urdf(path, floating_base=floating_base)
+        return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
-    return load_example(model, floating_base=floating_base)
+    return load_example(model, floating_base=floating_base, base_orientation=base_orientation)
 
 
 @main.command("generate")
@@ -330,8 +340,17 @@ def _load_named(model: str, floating_base: bool = False) -> Model:
     "--floating-base",
     "floating_base",
     is_flag=True,
-    help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; "
-    "inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.",
+    help="URDF robots: free the root link as Pinocchio's free-flyer root joint (coordinates base_x, base_y, base_z "
+    "and a unit quaternion base_qx ... base_qw, speeds base_vx ... base_wz in the base's frame; inputs: a body "
+    "wrench base_fx ... base_mz).",
+)
+@click.option(
+    "--base-orientation",
+    "base_orientation",
+    type=click.Choice(("quaternion", "euler")),
+    default=None,
+    help="URDF robots: how a floating base turns: a unit quaternion with body-frame speeds (the default), or "
+    "yaw, pitch, roll angles and their rates (singular at pitch +-90 degrees).",
 )
 @click.option(
     "--simplify",
@@ -378,6 +397,7 @@ def generate_command(
     out: str,
     links: int | None,
     floating_base: bool,
+    base_orientation: str | None,
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -416,6 +436,7 @@ def generate_command(
         ranges,
         floating_base,
         kinematics,
+        base_orientation,
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)
