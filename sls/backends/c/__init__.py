@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from sls import functions
 from sls.backends.base import Backend
 from sls.backends.c.names import HEADER_MARK, NATIVE, c_identifier, renames
-from sls.errors import MissingDependencyError, ModelError, OutputError, brief
+from sls.errors import MissingDependencyError, OutputError, brief
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
@@ -134,14 +134,6 @@ class CBackend(Backend):
                 f"--target c needs Python's C headers: {python_include() / 'Python.h'} does not exist (install the "
                 f"python{sys.version_info[0]}.{sys.version_info[1]}-dev package or equivalent); "
                 "the default --target python needs nothing"
-            )
-
-    def check_model(self, model: Model) -> None:
-        super().check_model(model)
-        if getattr(model, "kinematics", None) is not None and len(model.dq) != len(model.q):
-            raise ModelError(
-                f"--target c does not support fewer generalized speeds ({len(model.dq)}) than coordinates "
-                f"({len(model.q)}) yet: generate the model with the default --target python"
             )
 
     # -- files ----------------------------------------------------------

@@ -332,7 +332,7 @@ def test_the_kinematics_jacobian_is_compiled_optimized():
 def test_fewer_speeds_than_coordinates_are_refused_in_one_line(tmp_path):
     body = body_model(tmp_path)
     fewer = dataclasses.replace(body, dq=body.dq[:2])
-    with pytest.raises(sls.ModelError, match="--target c does not support fewer generalized speeds") as info:
+    with pytest.raises(sls.ModelError, match="--target c does not support quaternion bases yet") as info:
         sls.generate(fewer, tmp_path / "out", target="c")
     assert "\n" not in str(info.value) and not (tmp_path / "out").exists()
 
@@ -344,3 +344,30 @@ def test_many_zeros_in_a_are_set_before_the_kinematics_rows(sliders):
     body = text[text.index("int sliders_linearized_model(") :]
     zeros = body.index("for (size_t k = 0; k < 100; ++k) A[k] = 0.0;")
     assert zeros < body.index("sliders_qdot_jac_fun(x, p, A)")
+
+
+DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/>
+<mass value="1.2"/><inertia ixx="0.011" ixy="0.001" ixz="0.0005" iyy="0.013" iyz="-0.0007" izz="0.02"/>
+</inertial></link></robot>"""
+
+
+def test_the_tree_routes_row_solves_take_the_kinematics_rows(tmp_path):
+    """A robot on the tree route solves linearized_model's rows in loops (``<name>_solve_rows``): the upper rows of
+    A still come from qdot_jac_fun. A joint-less body with the Euler base, its rates given as (identity) kinematics
+    (set on the model directly: the readers drop identity kinematics)."""
+    (tmp_path / "drone.urdf").write_text(DRONE)
+    model = sls.load_urdf(tmp_path / "drone.urdf", base_orientation="euler", name="drone")
+    model = dataclasses.replace(model, kinematics=tuple(model.dq))
+    py, c = build_pair(model, tmp_path)
+    text = (tmp_path / "c" / "c" / "drone.c").read_text()
+    body = text[text.index("int drone_linearized_model(") :]
+    assert "drone_qdot_jac_fun(x, p, A)" in body and "drone_solve_rows(" in body
+    rng = np.random.default_rng(13)
+    X = np.hstack((rng.uniform(-1.2, 1.2, (5, 6)), rng.normal(size=(5, 6))))
+    U = rng.normal(size=(5, c.N_INPUTS))
+    for x, u in zip(X, U):
+        for name, args in arguments(py, x, rng).items():
+            agree(getattr(c, name)(*args), getattr(py, name)(*args), f"drone {name}")
+        A, _ = c.linearized_model(x, u)
+        np.testing.assert_array_equal(A[:6], np.hstack((np.zeros((6, 6)), np.eye(6))))
+    agree(c.linearized_model(X, U), py.linearized_model(X, U), "drone linearized_model batch")
