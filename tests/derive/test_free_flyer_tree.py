@@ -99,6 +99,8 @@ def test_dynamics_equal_pinocchio(robot):
     x = np.concatenate([q, v], axis=1)
     M, tau, vdot = package.M_fun(x), package.tau_fun(x, a), package.vdot_fun(x, u)
     phi, C, B_u = package.phi_fun(x), package.C_fun(x), package.input_matrix_fun(x)
+    assert np.array_equal(package.xdot_fun(x, u), np.concatenate([package.qdot_fun(x), vdot], axis=1))
+    assert np.array_equal(package.xdot_fun(x[0], u[0]), np.concatenate([package.qdot_fun(x[0]), vdot[0]]))
     model = peer.model
     for k in range(SAMPLES):
         qk, vk, ak = q[k][peer.q_back], v[k][peer.v_back], a[k][peer.v_back]  # Pinocchio's order

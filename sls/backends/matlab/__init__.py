@@ -46,6 +46,7 @@ class MatlabBackend(Backend):
     provides = "MATLAB provides"
     constrained = False
     speeds = True
+    quaternions = True
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
@@ -78,7 +79,8 @@ class MatlabBackend(Backend):
         )
         body = solve_body(function.solve, programs[0], model.n, model.m, failure)
         if function.calls:  # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian
-            body = with_kinematic_rows(body, model.n, function.calls[0])
+            free = model.tree is not None and model.tree.free is not None
+            body = with_kinematic_rows(body, model.n, function.calls[0], len(model.q), free)
         return body
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:

@@ -84,10 +84,33 @@ def wrapper_body(n: int, accelerations: str, rates: str | None = None) -> Body:
     return Body(["x = x(:);", f"xdot = [{qdot}; {accelerations}(x, u, p)];"], frozenset())
 
 
-def with_kinematic_rows(body: Body, n: int, rates_jacobian: str) -> Body:
+def with_kinematic_rows(body: Body, n: int, rates_jacobian: str, n_q: int | None = None, free: bool = False) -> Body:
     """``linearized_model`` of a model with generalized speeds: the upper rows of ``A`` are ``∂(S v)/∂x``
-    (``rates_jacobian``: ``qdot_jac_fun``) instead of ``[0 I]``."""
-    return Body(body.lines + [f"A(1:{n}, :) = {rates_jacobian}(x, p);"], body.reads)
+    (``rates_jacobian``: ``qdot_jac_fun``) instead of ``[0 I]``.
+
+    With fewer speeds than coordinates (``n_q`` of them) ``A`` and ``B`` go to the tangent space (as the Python
+    target's): the dynamics rows' ``q`` columns times ``S = ∂(S v)/∂v``, the kinematic rows ``[K, I]`` with
+    ``K = −ad(v_base)/2`` on a quaternion free-flyer's base block (``free``), else ``pinv(S) ∂(S v)/∂q S``."""
+    if n_q is None or n_q == n:
+        return Body(body.lines + [f"A(1:{n}, :) = {rates_jacobian}(x, p);"], body.reads)
+    kinematic = (
+        [
+            "skew = @(a) [0, -a(3), a(2); a(3), 0, -a(1); -a(2), a(1), 0];",
+            f"speeds = x({n_q + 1}:end);",
+            "K = zeros(" + str(n) + ");",
+            "K(1:6, 1:6) = -0.5 * [skew(speeds(4:6)), skew(speeds(1:3)); zeros(3), skew(speeds(4:6))];",
+        ]
+        if free
+        else [f"K = pinv(S) * J(:, 1:{n_q}) * S;"]
+    )
+    lines = [
+        f"J = {rates_jacobian}(x, p);",
+        f"S = J(:, {n_q + 1}:end);",
+        *kinematic,
+        f"A = [K, eye({n}); A({n_q + 1}:end, 1:{n_q}) * S, A({n_q + 1}:end, {n_q + 1}:end)];",
+        f"B = [zeros({n}, size(B, 2)); B({n_q + 1}:end, :)];",
+    ]
+    return Body(body.lines + lines, body.reads)
 
 
 def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> Body:
@@ -100,6 +123,7 @@ def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, failur
 def _solve_lines(kind: str, program: lowering.SolveProgram, n: int, m: int, failure: str) -> list[str]:
     """The lines of :func:`solve_body`."""
     lines = _lines(program.lines, failure) + _lines(program.bindings, failure)
+    n_x = program.shapes["drhs"][-1] if "drhs" in program.shapes else 2 * n  # the state's length
     if program.phased:
         return _phased_body(program, n, m, failure, lines)
     for array in program.values:  # the function's arrays, M first (sls.functions.Function.arrays)
@@ -110,13 +134,21 @@ def _solve_lines(kind: str, program: lowering.SolveProgram, n: int, m: int, fail
     return lines + [
         "qddot = R \\ (R' \\ rhs);",
         "% d(qddot)/dq_k = M \\ (d(rhs)/dq_k - dM/dq_k * qddot); d(qddot)/dqdot_k = M \\ d(rhs)/dqdot_k",
-        f"for k = 1:{n}",
+        f"for k = 1:{n_x - n}",
         "    drhs(:, k) = drhs(:, k) - dM(:, :, k) * qddot;",
         "end",
         "Z = R \\ (R' \\ [drhs, B_u]);",
-        f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];",
-        f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];",
+        *_assembled(n, m, n_x),
     ]
+
+
+def _assembled(n: int, m: int, n_x: int) -> list[str]:
+    """``A`` and ``B`` of ``ẋ = [q̇; q̈]`` from the solved columns ``Z`` (``n_x`` state columns, then ``B_u``'s): the
+    kinematic rows ``[0 I]``, or zeros when there are more coordinates than speeds (filled by the caller)."""
+    n_q = n_x - n
+    if n_q == n:
+        return [f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];", f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];"]
+    return [f"A = [zeros({n_q}, {n_x}); Z(:, 1:{n_x})];", f"B = [zeros({n_q}, {m}); Z(:, {n_x + 1}:end)];"]
 
 
 def _lines(statements: Iterable[Statement], failure: str = "") -> list[str]:
@@ -192,7 +224,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         params.append(Param(pname, quoted(pname), local_name, field, default, local_name in used))
     outputs = [o for o, _ in function.outputs]
     described = {
-        "x": (2 * n, f"state [{', '.join(s.name for s in model.state)}]"),
+        "x": (len(model.state), f"state [{', '.join(s.name for s in model.state)}]"),
         "u": (m, f"input [{', '.join(s.name for s in model.inputs)}]"),
         "qddot": (n, "accelerations, one per coordinate"),
     }
@@ -206,7 +238,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         checks.append("end")
     shapes = []
     for o, shape in function.outputs:
-        dims = functions.sizes(shape, n, m)
+        dims = functions.sizes(shape, n, m, n_q=len(model.q))
         shapes.append(
             f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,))))
         )
@@ -245,6 +277,5 @@ def _phased_body(program: lowering.SolveProgram, n: int, m: int, failure: str, l
     return lines + [
         "% d(qddot)/dx = -M \\ dr/dx, r = M qddot + C qdot + phi + fric - B_u u at fixed qddot and u",
         "Z = R \\ (R' \\ [-residual_jac, B_u]);",
-        f"A = [zeros({n}), eye({n}); Z(:, 1:{2 * n})];",
-        f"B = [zeros({n}, {m}); Z(:, {2 * n + 1}:end)];",
+        *_assembled(n, m, program.shapes["residual_jac"][-1]),
     ]

@@ -1,0 +1,78 @@
+"""The MATLAB target on quaternion floating bases: every solving function equals the Python target's (Octave)."""
+
+import importlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sls
+from sls.readers.urdf import load_urdf
+
+OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
+pin = pytest.importorskip("pinocchio")
+SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
+DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/>
+<mass value="1.2"/><inertia ixx="0.011" ixy="0.001" ixz="0.0005" iyy="0.013" iyz="-0.0007" izz="0.02"/>
+</inertial></link></robot>"""
+
+
+def octave_values(script: str, cwd: Path) -> list:
+    """The matrices ``script`` prints with ``mat2str``, in order."""
+    result = subprocess.run(
+        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", "format long; " + script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    matrices = []
+    for line in result.stdout.splitlines():
+        if line.startswith("["):
+            rows = line.strip().strip("[]").split(";")
+            matrices.append(np.array([[float(value) for value in row.split()] for row in rows]))
+    return matrices
+
+
+def text(vector: np.ndarray) -> str:
+    return "[" + " ".join(repr(float(v)) for v in vector) + "]"
+
+
+@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@pytest.mark.parametrize("robot", ["drone", "solo12"])
+def test_matlab_quaternion_base_agrees_with_python(robot, tmp_path):
+    if robot == "drone":
+        path = tmp_path / "drone.urdf"
+        path.write_text(DRONE)
+    else:
+        path = SOLO
+    model = load_urdf(path, floating_base=robot != "drone", name=f"{robot}_quaternion")
+    sls.generate(model, tmp_path / "m", target="matlab")
+    sls.generate(model, tmp_path / model.name, target="python")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    rng = np.random.default_rng(8)
+    quaternion = rng.normal(size=4)
+    q = np.concatenate([rng.normal(size=3), quaternion / np.linalg.norm(quaternion), rng.normal(size=package.N_Q - 7)])
+    x = np.concatenate([q, rng.normal(size=package.N_V)])
+    u = rng.normal(size=package.N_INPUTS)
+    script = (
+        f"x = {text(x)}; u = {text(u)}; "
+        "disp(mat2str(qddot_fun(x, u), 17)); disp(mat2str(xdot_fun(x, u), 17)); disp(mat2str(M_fun(x), 17)); "
+        "[A, B] = linearized_model(x, u); disp(mat2str(A, 17)); disp(mat2str(B, 17));"
+    )
+    vdot, xdot, M, A, B = octave_values(script, tmp_path / "m")
+    A_ref, B_ref = package.linearized_model(x, u)
+    np.testing.assert_allclose(np.ravel(vdot), package.vdot_fun(x, u), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.ravel(xdot), package.xdot_fun(x, u), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(M, package.M_fun(x), rtol=1e-12, atol=1e-12)
+    assert A.shape == A_ref.shape == (2 * package.N_V, 2 * package.N_V)
+    np.testing.assert_allclose(A, A_ref, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(B, B_ref, rtol=1e-9, atol=1e-9)
