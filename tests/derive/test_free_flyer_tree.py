@@ -200,3 +200,39 @@ def test_euler_base_stays_on_request(tmp_path):
     assert [s.name for s in model.q][3:] == ["base_yaw", "base_pitch", "base_roll"] and model.kinematics is None
     with pytest.raises(sls.SlsError, match="base orientation must be one of quaternion, euler"):
         load_urdf(path, base_orientation="matrix")
+
+
+def test_humanoid_g1_dynamics_functions_equal_pinocchio(tmp_path):
+    """The G1 humanoid (29 joints, 36 coordinates, 35 speeds): its dynamics functions only (as a controller
+    generates them), against aba, crba, rnea and computeABADerivatives."""
+    path = ROBOTS / "g1_description/urdf/g1_29dof_rev_1_0.urdf"
+    model = load_urdf(path, floating_base=True, name="g1_quaternion")
+    wanted = ["qddot_fun", "linearized_model", "M_fun", "tau_fun", "input_matrix_fun"]
+    sls.generate(model, tmp_path / model.name, functions=wanted)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    peer = Peer(pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()), package.STATE[7 : package.N_Q])
+    data = peer.model.createData()
+    q, v, a = states(peer, SAMPLES, seed=13)
+    u = np.random.default_rng(6).normal(size=(SAMPLES, package.N_INPUTS))
+    x = np.concatenate([q, v], axis=1)
+    M, tau, vdot = package.M_fun(x), package.tau_fun(x, a), package.vdot_fun(x, u)
+    A, B = package.linearized_model(x[:100], u[:100])
+    B_u = package.input_matrix_fun(x)
+    n = peer.nv
+    for k in range(SAMPLES):
+        qk, vk, ak = q[k][peer.q_back], v[k][peer.v_back], a[k][peer.v_back]
+        reference = pin.crba(peer.model, data, qk)
+        assert relative(M[k], peer.matrix(np.triu(reference) + np.triu(reference, 1).T)) < 1e-9
+        assert relative(tau[k], peer.vector(pin.rnea(peer.model, data, qk, vk, ak))) < 1e-9
+        force = (B_u[k] @ u[k])[peer.v_back]
+        assert relative(vdot[k], peer.vector(pin.aba(peer.model, data, qk, vk, force))) < 1e-9
+        if k < 100:
+            pin.computeABADerivatives(peer.model, data, qk, vk, force)
+            assert relative(A[k, n:, :n], peer.matrix(data.ddq_dq)) < 1e-6
+            assert relative(A[k, n:, n:], peer.matrix(data.ddq_dv)) < 1e-6
+            Minv = peer.matrix(np.triu(data.Minv) + np.triu(data.Minv, 1).T)
+            assert relative(B[k, n:], Minv @ B_u[k]) < 1e-6
