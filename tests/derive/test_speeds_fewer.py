@@ -69,7 +69,7 @@ def test_linearization_in_the_tangent_chart_is_the_finite_difference(tmp_path):
         S = body.qdot_jac_fun(x)[:, 4:]
         W = np.linalg.pinv(S)
 
-        def tangent_rate(delta: np.ndarray) -> np.ndarray:
+        def tangent_rate(delta, x=x, u=u, S=S, W=W):
             moved = np.concatenate([x[:4] + S @ delta[:3], x[4:] + delta[3:]])
             return np.concatenate([W @ body.qdot_fun(moved), body.vdot_fun(moved, u)])
 
