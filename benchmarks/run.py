@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import ctarget, energy3d, peers, robots
+from . import ctarget, energy3d, free_flyer, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -403,6 +403,8 @@ def main(argv=None) -> int:
     compiled = ctarget.run(args, log)
     log("3-D energy models from sympy.physics.mechanics (python -m benchmarks.energy3d)")
     energy = energy3d.section(args.quick, log)
+    log("floating bases: quaternion and Euler against Pinocchio's free-flyer (python -m benchmarks.free_flyer)")
+    floating = free_flyer.section(args.quick, log)
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -420,6 +422,7 @@ def main(argv=None) -> int:
         "c_target": compiled,
         "robot_files": robot_files,
         "energy_3d": energy,
+        "floating_bases": floating,
     }
     print(table(results))
     print()
@@ -430,6 +433,8 @@ def main(argv=None) -> int:
     print(robot_table(robot))
     print()
     print(ctarget.table(compiled))
+    print()
+    print(free_flyer.table(floating))
     print()
     print(
         robot_files.get("skipped")
