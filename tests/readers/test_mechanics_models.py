@@ -215,7 +215,7 @@ def test_a_rolling_disc_with_dependent_speeds_is_kanes(tmp_path):
         np.testing.assert_allclose(package.constraint_fun(x), 0, atol=1e-12)
 
 
-def test_the_disc_formed_from_the_contact_point_up_is_kanes(tmp_path):
+def contact_disc():
     """sympy's documented rolling disc: three coordinates, angular speeds in the lean frame, the rolling condition
     built into the centre's velocity (v = ω × r from a contact point at rest), no constraint left."""
     q1, q2, q3, u1, u2, u3 = dynamicsymbols("q1 q2 q3 u1 u2 u3")
@@ -232,6 +232,11 @@ def test_the_disc_formed_from_the_contact_point_up_is_kanes(tmp_path):
     disc = RigidBody("disc", centre, R, m, (inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2), centre))
     kane = KanesMethod(N, [q1, q2, q3], [u1, u2, u3], kd_eqs=[dot(R.ang_vel_in(N) - w_from_rates, e) for e in L])
     kane.kanes_equations([disc], [(centre, -m * g * Y.z)])
+    return kane
+
+
+def test_the_disc_formed_from_the_contact_point_up_is_kanes(tmp_path):
+    kane = contact_disc()
     model = sls.model_from_mechanics(kane, params=DISC)
     assert any(f != 0 for f in model.friction)  # the part of Kane's inertia forces T(q, u) cannot give
     package = build(model, tmp_path / "disc3")
