@@ -80,6 +80,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
     rates = getattr(model, "kinematics", None)
     if rates is not None:  # models without generalized speeds keep the fingerprint they always had
         parts.append(repr([sympy.srepr(rate) for rate in rates]))
+    if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
+        parts.append("frames=" + ",".join(model.frames))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
@@ -110,6 +112,7 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "n_q": model.n_q,
         "n_x": len(model.state),
         "free_flyer": model.tree is not None and model.tree.free is not None,
+        "frames": list(model.frames),
         "m": model.m,
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],

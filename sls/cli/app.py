@@ -186,6 +186,7 @@ def load_model(
     floating_base: bool = False,
     kinematics: tuple = (),
     base_orientation: str | None = None,
+    frames: str | None = None,
 ) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
     ``floating_base``: ``--floating-base`` of a URDF model; ``base_orientation``: its ``--base-orientation``).
@@ -232,6 +233,11 @@ def load_model(
             "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
             "it frees the robot's root link"
         )
+    if frames is not None and not robot:
+        raise UsageError(
+            "--frames goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            "in a model file with [urdf] write frames = [...]"
+        )
     if base_orientation is not None and not robot:
         raise UsageError(
             "--base-orientation goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
@@ -240,7 +246,7 @@ def load_model(
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
     else:
-        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, base_orientation or "quaternion")
+        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, base_orientation or "quaternion", frames)
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -256,19 +262,21 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
+def _load_named(
+    model: str, floating_base: bool = False, base_orientation: str = "quaternion", frames: str | None = None
+) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
     if path.suffix == ".urdf":
-        return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation)
+        return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation, frames=frames)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
-    return load_example(model, floating_base=floating_base, base_orientation=base_orientation)
+    return load_example(model, floating_base=floating_base, base_orientation=base_orientation, frames=frames)
 
 
 @main.command("generate")
@@ -345,6 +353,14 @@ def _load_named(model: str, floating_base: bool = False, base_orientation: str =
     "wrench base_fx ... base_mz).",
 )
 @click.option(
+    "--frames",
+    "frames",
+    metavar="LINK,...",
+    default=None,
+    help="URDF robots: generate the world poses, Jacobians (LOCAL_WORLD_ALIGNED) and Jdot v of these links "
+    "(comma-separated; 'all' for every link) and the centre of mass.",
+)
+@click.option(
     "--base-orientation",
     "base_orientation",
     type=click.Choice(("quaternion", "euler")),
@@ -398,6 +414,7 @@ def generate_command(
     links: int | None,
     floating_base: bool,
     base_orientation: str | None,
+    frames: str | None,
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -437,6 +454,7 @@ def generate_command(
         floating_base,
         kinematics,
         base_orientation,
+        frames,
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)

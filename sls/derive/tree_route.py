@@ -61,6 +61,14 @@ class TreeTerms(GraphTerms):
     def _M(self) -> list:
         return self.tree.mass_matrix()
 
+    def _frames(self) -> dict:
+        """Poses, Jacobians, ``J̇v`` of ``model.frames`` and the centre of mass (:mod:`sls.derive.tree_frames`)."""
+        from sls.derive.tree_frames import frame_arrays
+        from sls.model.tree import Robot
+
+        assert isinstance(self.model.tree, Robot)
+        return frame_arrays(self.tree, self.model.tree, self.model.frames, self.dq)
+
     def _h(self) -> list:
         return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
 

@@ -80,6 +80,9 @@ class Model:
         expression per coordinate, linear in the speeds ``dq`` (which are then
         speeds, not rates: ``T``, forces, friction and loads are written in
         ``q`` and ``v``). ``None``: the speeds are the rates, ``v = q̇``.
+    frames : tuple of str
+        Links of a robot model (``tree``) whose poses, Jacobians and ``J̇v`` are generated, with the centre
+        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); empty: none.
     ranges : dict str → (float, float)
         Where the model lives: declared ``(low, high)`` intervals of state
         variables (coordinates or rates), in state order. The checks of
@@ -110,6 +113,7 @@ class Model:
     functions: tuple | None = None
     ranges: dict = field(default_factory=dict)
     kinematics: tuple | None = None
+    frames: tuple = ()
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.

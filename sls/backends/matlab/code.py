@@ -238,7 +238,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         checks.append("end")
     shapes = []
     for o, shape in function.outputs:
-        dims = functions.sizes(shape, n, m, n_q=len(model.q))
+        dims = functions.model_sizes(shape, model)
         shapes.append(
             f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,))))
         )

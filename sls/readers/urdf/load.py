@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +11,9 @@ from sls.algebra.expressions import symbol
 from sls.errors import ModelError, ModelFileError, SlsError
 from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
 from sls.model.free_flyer import free_flyer_rates
+from sls.model.tree import Robot
 from sls.readers.common import read_model_text
+from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import BASE_ORIENTATIONS, parse_urdf
@@ -27,6 +30,7 @@ def load_urdf(
     text: str | None = None,
     floating_base: bool = False,
     base_orientation: str = "quaternion",
+    frames: Sequence[str] | str | None = None,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -36,6 +40,9 @@ def load_urdf(
     base_qx, base_qy, base_qz, base_qw``, speeds ``base_vx … base_wz`` in the base's frame, as Pinocchio's
     free-flyer, :mod:`sls.model.free_flyer`) or ``"euler"`` (coordinates ``base_x, base_y, base_z, base_yaw,
     base_pitch, base_roll``, their rates the speeds; singular at pitch ±90°).
+
+    ``frames`` names links (a list, or a comma-separated string; ``"all"``: every link) whose world poses,
+    Jacobians and ``J̇v`` are generated, with the centre of mass (:data:`sls.functions.FRAME_FUNCTIONS`).
     """
     path = Path(path)
     if text is None:
@@ -48,10 +55,10 @@ def load_urdf(
     robot = parse_urdf(text, filename, floating_base=floating_base, base_orientation=base_orientation)
     names = state_names(robot, filename)
     parameters = friction_parameters(robot)
-    frames = forward(robot, names)
-    inputs, forces = input_map(robot, names, frames)
+    motion = forward(robot, names)
+    inputs, forces = input_map(robot, names, motion)
     check_generated_names(robot, names, parameters, inputs, filename)
-    T, V, fric = energies(robot, names, frames)
+    T, V, fric = energies(robot, names, motion)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
     actuated = not robot.bases
@@ -73,6 +80,8 @@ def load_urdf(
         )
     except SlsError as exc:
         raise ModelFileError(f"{filename}: {exc}") from None
+    if frames is not None:
+        model = replace(model, frames=frame_names(frames, robot, text, filename))
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
@@ -81,7 +90,7 @@ def load_urdf(
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
-URDF_FILE_KEYS = ("urdf", "params")
+URDF_FILE_KEYS = ("urdf", "params", "frames")
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
@@ -96,6 +105,11 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
             f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
         )
     table, params = data["urdf"], data.get("params", {})
+    frames = data.get("frames")
+    if frames is not None and not (
+        isinstance(frames, list) and frames and all(isinstance(f, str) for f in frames) or frames == "all"
+    ):
+        raise ModelFileError(f"{path}: 'frames' must be a list of link names (or \"all\")")
     if not isinstance(table, dict):
         raise ModelFileError(f'{what} must be a table: [urdf] file = "robot.urdf"')
     unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
@@ -115,7 +129,12 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
     model = load_urdf(
-        Path(path).parent / file, name=name, source=source, floating_base=floating, base_orientation=orientation
+        Path(path).parent / file,
+        name=name,
+        source=source,
+        floating_base=floating,
+        base_orientation=orientation,
+        frames=frames,
     )
     unknown = sorted(set(params) - set(model.params))
     if unknown:
@@ -128,3 +147,25 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     except ModelError as exc:
         raise ModelFileError(f"{path}: [params] {exc}") from None
     return replace(model, params={**model.params, **values}, file=str(path))
+
+
+def frame_names(frames: Sequence[str] | str, robot: Robot, text: str, filename: str) -> tuple:
+    """The frames asked for (link names; ``"all"``: every link of the file, in tree order) checked against the
+    robot's links."""
+    names = [name.strip() for name in frames.split(",")] if isinstance(frames, str) else list(frames)
+    in_file = {element.get("name") for element in xml_root(text, filename).findall("link")}
+    links = [link for link in [robot.root] + [joint.child for joint in robot.joints] if link in in_file]
+    if names == ["all"]:
+        return tuple(links)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ModelFileError(f"{filename}: frames: a frame is named by its link, got {name!r}")
+        if name not in in_file:
+            raise ModelFileError(
+                f"{filename}: frames: '{name}' is not a link of the robot{did_you_mean(name, links) or ''}"
+            )
+    if len(set(names)) != len(names):
+        raise ModelFileError(f"{filename}: frames: a link is named twice in {names}")
+    if not names:
+        raise ModelFileError(f"{filename}: frames: name at least one link (or 'all')")
+    return tuple(names)
