@@ -221,6 +221,12 @@ FRAME_FUNCTIONS = (
         ("f", 6, "n"),
     ),
     _array(
+        "frame_jacobian_local_fun",
+        "Frame Jacobians in each frame's own axes (Pinocchio's LOCAL): [R' pdot; R' w] = J_local v.",
+        "frame_jacobian_local",
+        ("f", 6, "n"),
+    ),
+    _array(
         "frame_jdot_v_fun",
         "Classical acceleration drift Jdot v of each frame (origin, world axes): [pddot; wdot] at vdot = 0.",
         "frame_jdot_v",

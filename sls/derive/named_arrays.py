@@ -44,7 +44,7 @@ ARRAY_NAMES = (
 SPEED_ARRAYS = ("qdot", "qdot_jac")
 
 #: The arrays of a robot's frames (:mod:`sls.derive.tree_frames`): poses, Jacobians, ``J̇v``, the centre of mass.
-FRAME_ARRAYS = ("frame_pose", "frame_jacobian", "frame_jdot_v", "com", "com_jacobian")
+FRAME_ARRAYS = ("frame_pose", "frame_jacobian", "frame_jacobian_local", "frame_jdot_v", "com", "com_jacobian")
 
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")

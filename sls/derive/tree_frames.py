@@ -2,7 +2,7 @@
 
 Conventions (Pinocchio's ``LOCAL_WORLD_ALIGNED``): a frame is a link's frame; its pose is ``[[R, p], [0, 1]]`` in
 the world (the root link's frame); its twist ``[ṗ; ω]`` has the velocity of its origin and the angular velocity, both
-in world axes; ``J`` (6 × n, linear rows first) maps the speeds to it; ``J̇v`` is the classical acceleration of the
+in world axes; ``J`` (6 × n, linear rows first) maps the speeds to it (``LOCAL``: the same twist in the frame's own axes); ``J̇v`` is the classical acceleration of the
 origin and the angular acceleration, world axes, at zero ``v̇`` (Pinocchio's ``getFrameClassicalAcceleration``
 after ``forwardKinematics(q, v, 0)``). The centre of mass is that of the links that move (links fixed to the root
 are part of the world, as in Pinocchio's ``centerOfMass``), and its Jacobian maps the speeds to its velocity.
@@ -45,7 +45,7 @@ def frame_arrays(tree: TreeDynamics, robot: Robot, frames: Sequence[str], dq: Se
         offset = [vec.num(value) for value in t]
         if body < 0:
             rotation, origin = [[vec.num(value) for value in row] for row in R], offset
-            twist, drift = [g.zero] * 6, [g.zero] * 6
+            twist, drift, local = [g.zero] * 6, [g.zero] * 6, [g.zero] * 6
         else:
             R_b, p_b = poses[body]
             omega, v = velocities[body]
@@ -56,8 +56,10 @@ def frame_arrays(tree: TreeDynamics, robot: Robot, frames: Sequence[str], dq: Se
             twist = _matvec(g, R_b, linear) + _matvec(g, R_b, omega)
             acceleration = vec.add(dv, vec.cross(domega, offset), vec.cross(omega, vec.cross(omega, offset)))
             drift = _matvec(g, R_b, acceleration) + _matvec(g, R_b, domega)
+            local = _transposed_times(g, R, linear, vec) + _transposed_times(g, R, omega, vec)  # in the link's axes
         result["frame_pose"].append([rotation[i] + [origin[i]] for i in range(3)] + [[g.zero, g.zero, g.zero, g.one]])
         result["frame_jacobian"].append(g.jacobian(twist, list(dq)))
+        result["frame_jacobian_local"].append(g.jacobian(local, list(dq)))
         result["frame_jdot_v"].append(drift)
     com, com_velocity = centre_of_mass(tree, robot, poses, velocities)
     result["com"] = com
@@ -106,6 +108,11 @@ def centre_of_mass(tree: TreeDynamics, robot: Robot, poses: list, velocities: li
 def _matvec(g: Graph, R: list, v: list) -> list:
     """``R v`` for a matrix of nodes (rows) and a vector of nodes."""
     return [g.add([g.mul((R[i][k], v[k])) for k in range(3)]) for i in range(3)]
+
+
+def _transposed_times(g: Graph, constant: Sequence, v: list, vec: Any) -> list:
+    """``Cᵀ v`` for a constant matrix ``C`` (numbers) and a vector of nodes."""
+    return [g.add([g.mul((vec.num(constant[k][i]), v[k])) for k in range(3)]) for i in range(3)]
 
 
 def _matmul_constant(g: Graph, R: list, constant: Sequence, vec: Any) -> list:

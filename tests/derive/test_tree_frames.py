@@ -32,7 +32,14 @@ CASES = {
         ["left_rubber_hand", "right_rubber_hand", "left_ankle_roll_link", "right_ankle_roll_link"],
     ),
 }
-FRAME_FUNCTIONS = ["frame_pose_fun", "frame_jacobian_fun", "frame_jdot_v_fun", "com_fun", "com_jacobian_fun"]
+FRAME_FUNCTIONS = [
+    "frame_pose_fun",
+    "frame_jacobian_fun",
+    "frame_jacobian_local_fun",
+    "frame_jdot_v_fun",
+    "com_fun",
+    "com_jacobian_fun",
+]
 
 
 def generated(model: sls.Model, folder: Path, target: str = "python"):
@@ -89,6 +96,7 @@ def test_frames_equal_pinocchio(label, tmp_path):
     peer = Peer(path, floating, package.STATE[:n_q])
     x = random_states(package, peer, SAMPLES)
     poses, jacobians, drifts = package.frame_pose_fun(x), package.frame_jacobian_fun(x), package.frame_jdot_v_fun(x)
+    local = package.frame_jacobian_local_fun(x)
     com, com_jacobian = package.com_fun(x), package.com_jacobian_fun(x)
     ids = [peer.model.getFrameId(name) for name in frames]
     worst = 0.0
@@ -107,6 +115,7 @@ def test_frames_equal_pinocchio(label, tmp_path):
                 np.abs(
                     drifts[k, f] - pin.getFrameClassicalAcceleration(model_, data, fid, pin.LOCAL_WORLD_ALIGNED).vector
                 ).max(),
+                np.abs(local[k, f] - peer.columns(pin.getFrameJacobian(model_, data, fid, pin.LOCAL))).max(),
             )
             worst = max(worst, *errors)
         worst = max(worst, np.abs(com[k] - pin.centerOfMass(model_, data, q)).max())
