@@ -4,8 +4,9 @@ Conventions (Pinocchio's ``LOCAL_WORLD_ALIGNED``): a frame is a link's frame; it
 the world (the root link's frame); its twist ``[ṗ; ω]`` has the velocity of its origin and the angular velocity, both
 in world axes; ``J`` (6 × n, linear rows first) maps the speeds to it (``LOCAL``: the same twist in the frame's
 own axes); ``J̇v`` is the classical acceleration of the origin and the angular acceleration, world axes, at zero
-``v̇`` (Pinocchio's ``getFrameClassicalAcceleration`` after ``forwardKinematics(q, v, 0)``). The centre of mass is that of the links that move (links fixed to the root
-are part of the world, as in Pinocchio's ``centerOfMass``), and its Jacobian maps the speeds to its velocity.
+``v̇`` (Pinocchio's ``getFrameClassicalAcceleration`` after ``forwardKinematics(q, v, 0)``). The centre of mass
+is that of the links that move (links fixed to the root are part of the world, as in Pinocchio's
+``centerOfMass``), and its Jacobian maps the speeds to its velocity.
 
 Every body's world pose follows from its parent's: ``R_w = R_w,parent R_o R_q``, ``p_w = p_w,parent + R_w,parent p``;
 its velocities and accelerations (body frame) come from :meth:`~sls.derive.rigid_body.TreeDynamics.velocities` and
