@@ -169,3 +169,27 @@ def test_matlab_frames_equal_python(tmp_path):
         expected = getattr(python, name)(x)
         # MATLAB's (:) reads column-major: compare against the Fortran-order flattening
         assert np.abs(got - np.ravel(expected, order="F")).max() <= 1e-12 * max(1.0, np.abs(expected).max()), name
+
+
+def test_frames_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sls.cli.app import main
+
+    urdf = ROBOTS / CASES["UR5 tool0"][0]
+    (tmp_path / "arm.toml").write_text(f'frames = ["tool0", "wrist_1_link"]\n\n[urdf]\nfile = "{urdf}"\n')
+    assert sls.load_toml(tmp_path / "arm.toml").frames == ("tool0", "wrist_1_link")
+    monkeypatch.chdir(tmp_path)
+    good = CliRunner().invoke(main, ["generate", str(urdf), "--frames", "tool0", "--out", "pkg", "-q"])
+    assert good.exit_code == 0, good.output
+    assert "FRAMES = (\"tool0\",)" in (tmp_path / "pkg" / "__init__.py").read_text()
+    for arguments, message in (
+        ([str(urdf), "--frames", "tool1"], "frames: 'tool1' is not a link of the robot; did you mean 'tool0'?"),
+        (["pendulum", "--frames", "tool0"], "--frames goes with a URDF robot"),
+    ):
+        result = CliRunner().invoke(main, ["generate", *arguments, "--out", "bad"])
+        assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
+        assert not (tmp_path / "bad").exists()
+    (tmp_path / "bad.toml").write_text(f'frames = "tool0"\n\n[urdf]\nfile = "{urdf}"\n')
+    with pytest.raises(sls.SlsError, match="'frames' must be a list of link names"):
+        sls.load_toml(tmp_path / "bad.toml")
