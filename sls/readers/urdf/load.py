@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
-from sls.errors import ModelError, ModelFileError, SlsError
-from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
-from sls.readers.common import read_model_text
+from sls.errors import ModelFileError, SlsError
+from sls.model import Model, build_model
+from sls.readers.common import check_table_keys, read_model_text, with_param_table
 from sls.readers.urdf.kinematics import energies, forward, input_map
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import parse_urdf
@@ -74,36 +74,14 @@ URDF_FILE_KEYS = ("urdf", "params")
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
     file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
-    what = f"{path}: [urdf]"
-    unknown = sorted(set(data) - set(URDF_FILE_KEYS))
-    if unknown:
-        if closest(unknown[0], URDF_FILE_KEYS) is not None:
-            raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
-        raise ModelFileError(
-            f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
-        )
-    table, params = data["urdf"], data.get("params", {})
-    if not isinstance(table, dict):
-        raise ModelFileError(f"{what} must be a table: [urdf] file = \"robot.urdf\"")
-    unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
-    if unknown:
-        raise ModelFileError(f"{what}: {unknown_key(unknown[0], URDF_TABLE_KEYS)}")
+    table = check_table_keys(data, path, "urdf", URDF_FILE_KEYS, URDF_TABLE_KEYS, 'file = "robot.urdf"')
+    params = data.get("params", {})
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
-        raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
+        raise ModelFileError(f"{path}: [urdf]: 'file' must name the URDF file (relative to this file)")
     if not isinstance(floating, bool):
-        raise ModelFileError(f"{what}: 'floating_base' must be true or false")
+        raise ModelFileError(f"{path}: [urdf]: 'floating_base' must be true or false")
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
     model = load_urdf(Path(path).parent / file, name=name, source=source, floating_base=floating)
-    unknown = sorted(set(params) - set(model.params))
-    if unknown:
-        raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
-            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
-        )
-    try:
-        values = {key: check_value(key, value) for key, value in params.items()}
-    except ModelError as exc:
-        raise ModelFileError(f"{path}: [params] {exc}") from None
-    return replace(model, params={**model.params, **values}, file=str(path))
+    return with_param_table(model, params, path)

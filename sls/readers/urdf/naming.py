@@ -39,9 +39,7 @@ def state_names(robot: Robot, filename: str) -> list:
     """
     names: dict[str, str] = {}
     for joint in robot.movable:
-        base = NOT_IDENTIFIER.sub("_", joint.name)
-        if not _usable(base):
-            base = RENAME_PREFIX + base.lstrip("_")
+        base = usable_name(joint.name, RENAME_PREFIX)
         for candidate in (base, RATE_PREFIX + base):
             if candidate in names:
                 other = names[candidate]
@@ -53,6 +51,13 @@ def state_names(robot: Robot, filename: str) -> list:
         names[RATE_PREFIX + base] = joint.name
     q = list(names)[0::2]
     return q + [RATE_PREFIX + s for s in q]
+
+
+def usable_name(name: str, prefix: str) -> str:
+    """``name`` as an sls name: characters other than letters, digits and ``_`` become ``_``; a result that starts
+    with a digit or ``_``, is reserved, is ``g`` or ``u1``, ``u2``, ... gets ``prefix`` (leading ``_`` dropped)."""
+    base = NOT_IDENTIFIER.sub("_", name)
+    return base if _usable(base) else prefix + base.lstrip("_")
 
 
 def joint_label(joint: Joint) -> str:
