@@ -14,6 +14,7 @@ import errno
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,7 +36,7 @@ from sls.readers import (
     load_toml,
     model_from_strings,
 )
-from sls.readers.mjcf import MJCF_SUFFIXES, load_mjcf
+from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
 from sls.readers.nlink import MAX_LINKS, nlink_pendulum
 from sls.readers.urdf import load_urdf
 from sls.version import __version__
@@ -248,6 +249,19 @@ def load_model(
 
 
 def _load_named(model: str, floating_base: bool = False) -> Model:
+    """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MujocoWarning)
+        loaded = _load_file(model, floating_base)
+    for warning in caught:
+        if issubclass(warning.category, MujocoWarning):
+            click.echo(f"warning: {warning.message}", err=True)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+    return loaded
+
+
+def _load_file(model: str, floating_base: bool) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)

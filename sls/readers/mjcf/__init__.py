@@ -22,7 +22,7 @@ and limits are left out. Modules: :mod:`~sls.readers.mjcf.compile` (MuJoCo's com
 
 from __future__ import annotations
 
-from sls.readers.mjcf.compile import INSTALL_HINT, compile_mjcf
+from sls.readers.mjcf.compile import INSTALL_HINT, MujocoWarning, compile_mjcf
 from sls.readers.mjcf.load import (
     MJCF_FILE_KEYS,
     MJCF_SUFFIXES,
@@ -40,6 +40,7 @@ __all__ = [
     "MJCF_TABLE_KEYS",
     "SPRINGREF_PREFIX",
     "STIFFNESS_PREFIX",
+    "MujocoWarning",
     "compile_mjcf",
     "load_mjcf",
     "load_mjcf_table",

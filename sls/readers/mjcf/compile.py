@@ -5,6 +5,9 @@ compiled ``mjModel``, never the XML."""
 from __future__ import annotations
 
 import re
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,10 @@ from sls.errors import MissingDependencyError, ModelFileError
 INSTALL_HINT = 'reading MJCF needs the mujoco package: pip install "sls[mujoco]"'
 #: A URDF file's first element (after the XML declaration and comments).
 _URDF_ROOT = re.compile(r"\A\s*(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)*<robot[\s>/]", re.DOTALL)
+
+
+class MujocoWarning(UserWarning):
+    """A warning MuJoCo's compiler gave about an MJCF file (a deprecated attribute, ...); the file still compiled."""
 
 
 def mujoco_module() -> Any:
@@ -44,10 +51,25 @@ def compile_mjcf(path: Path, text: str | None = None) -> Any:
         head = text[:4096]
     if _URDF_ROOT.match(head):
         raise ModelFileError(f"{filename}: a URDF file (its root element is <robot>), not MJCF; name it NAME.urdf")
+    with _warnings_as_python(mujoco) as said:
+        try:
+            m = mujoco.MjModel.from_xml_path(filename) if text is None else mujoco.MjModel.from_xml_string(text)
+        except Exception as exc:  # MuJoCo's compiler: ValueError with its message (XML or model errors)
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise ModelFileError(f"{filename}: MuJoCo cannot compile it: {message}") from None
+    for message in said:
+        warnings.warn(f"{filename}: MuJoCo: {' '.join(message.split())}", MujocoWarning, stacklevel=3)
+    return m
+
+
+@contextmanager
+def _warnings_as_python(mujoco: Any) -> Iterator[list]:
+    """MuJoCo's warnings while compiling collected in a list (instead of printed and appended to a
+    ``MUJOCO_LOG.TXT`` in the working folder); its previous handler restored after."""
+    said: list[str] = []
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(said.append)
     try:
-        if text is None:
-            return mujoco.MjModel.from_xml_path(filename)
-        return mujoco.MjModel.from_xml_string(text)
-    except Exception as exc:  # MuJoCo's compiler: ValueError with its message (XML or model errors)
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise ModelFileError(f"{filename}: MuJoCo cannot compile it: {message}") from None
+        yield said
+    finally:
+        mujoco.set_mju_user_warning(previous)
