@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 @dataclass(frozen=True)
 class Argument:
-    """A positional argument: its name, its length (``"2n"``, ``"n"`` or ``"m"``) and what it holds."""
+    """A positional argument: its name, its length (``"x"``, ``"n"``, ``"m"``: :func:`sizes`) and what it holds."""
 
     name: str
     size: str
@@ -28,7 +28,7 @@ class Argument:
 
 
 #: The positional arguments a generated function may take.
-STATE = Argument("x", "2n", "State [q; qdot]")
+STATE = Argument("x", "x", "State [q; qdot]")
 INPUT = Argument("u", "m", "Input")
 ACCELERATION = Argument("qddot", "n", "Accelerations, one per coordinate.")
 
@@ -77,9 +77,12 @@ class Function:
         return sizes(self.outputs[output][1], n, m, k)
 
 
-def sizes(shape: tuple, n: int, m: int, k: int = 0) -> tuple:
-    """``shape`` (sizes as ``"n"``, ``"2n"``, ``"m"``, ``"k"`` constraints) with numbers."""
-    return tuple({"n": n, "2n": 2 * n, "m": m, "k": k}[s] for s in shape)
+def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None) -> tuple:
+    """``shape`` with numbers: sizes ``"n"`` (degrees of freedom: speeds), ``"q"`` (coordinates, ``n_q``; ``n``
+    unless a quaternion turns), ``"x"`` (the state, ``n_q + n``), ``"2n"`` (the tangent space of the state, where
+    ``linearized_model`` lives), ``"m"`` inputs and ``"k"`` constraints."""
+    n_q = n if n_q is None else n_q
+    return tuple({"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k}[s] for s in shape)
 
 
 def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple = (STATE,)) -> Function:
@@ -97,7 +100,7 @@ FUNCTIONS = (
         "M_jac_fun",
         "Jacobian of the mass matrix: M_jac[:, :, i] = dM/dx_i (zero for the qdot half).",
         "M_jac",
-        ("n", "n", "2n"),
+        ("n", "n", "x"),
     ),
     _array(
         "C_fun",
@@ -105,16 +108,16 @@ FUNCTIONS = (
         "C",
         ("n", "n"),
     ),
-    _jacobian("C_jac_fun", "Jacobian of the Coriolis matrix: C_jac[:, :, i] = dC/dx_i.", "C_jac", ("n", "n", "2n")),
+    _jacobian("C_jac_fun", "Jacobian of the Coriolis matrix: C_jac[:, :, i] = dC/dx_i.", "C_jac", ("n", "n", "x")),
     _array("phi_fun", "Potential forces phi(q) = dV/dq.", "phi", ("n",)),
-    _jacobian("phi_jac_fun", "Jacobian of the potential forces: phi_jac[:, i] = dphi/dx_i.", "phi_jac", ("n", "2n")),
+    _jacobian("phi_jac_fun", "Jacobian of the potential forces: phi_jac[:, i] = dphi/dx_i.", "phi_jac", ("n", "x")),
     _array(
         "fric_fun",
         "Friction forces fric(q, qdot) (left-hand side: M qddot + C qdot + phi = B_u u - fric).",
         "fric",
         ("n",),
     ),
-    _jacobian("fric_jac_fun", "Jacobian of the friction forces: fric_jac[:, i] = dfric/dx_i.", "fric_jac", ("n", "2n")),
+    _jacobian("fric_jac_fun", "Jacobian of the friction forces: fric_jac[:, i] = dfric/dx_i.", "fric_jac", ("n", "x")),
     _array(
         "input_matrix_fun",
         "Input matrix B_u(x) = d(forces)/du (the identity for a fully actuated model).",
@@ -125,7 +128,7 @@ FUNCTIONS = (
         "input_matrix_jac_fun",
         "Jacobian of the input matrix: input_matrix_jac[:, :, i] = dB_u/dx_i.",
         "B_u_jac",
-        ("n", "m", "2n"),
+        ("n", "m", "x"),
     ),
     _array("T_fun", "Kinetic energy T(x) = 1/2 qdot' M(q) qdot.", "T", ()),
     _array("V_fun", "Potential energy V(q).", "V", ()),
@@ -157,7 +160,7 @@ FUNCTIONS = (
         "xdot_fun",
         "State derivative xdot = f(x, u) = [qdot; qddot], the right-hand side scipy.integrate.solve_ivp wants.",
         (STATE, INPUT),
-        (("xdot", ("2n",)),),
+        (("xdot", ("x",)),),
         (),
         uses="qddot_fun",
     ),
@@ -176,7 +179,7 @@ CONSTRAINT_FUNCTIONS = (
         "constraint_jac_jac_fun",
         "Jacobian of the constraint Jacobian: constraint_jac_jac[:, :, i] = dA/dx_i (zero for the qdot half).",
         "A_jac",
-        ("k", "n", "2n"),
+        ("k", "n", "x"),
     ),
     _array(
         "constraint_bias_fun",
@@ -188,13 +191,13 @@ CONSTRAINT_FUNCTIONS = (
         "constraint_bias_jac_fun",
         "Jacobian of the constraint bias: constraint_bias_jac[:, i] = dg/dx_i.",
         "bias_jac",
-        ("k", "2n"),
+        ("k", "x"),
     ),
 )
 #: A model with generalized speeds' kinematics ``q̇ = S(q) v`` and its Jacobian (the upper rows of ``A``).
 SPEED_FUNCTIONS = (
-    _array("qdot_fun", "Kinematics qdot = S(q) v: the coordinates' rates from the generalized speeds.", "qdot", ("n",)),
-    _jacobian("qdot_jac_fun", "Jacobian of the kinematics: qdot_jac[:, i] = d(S(q) v)/dx_i.", "qdot_jac", ("n", "2n")),
+    _array("qdot_fun", "Kinematics qdot = S(q) v: the coordinates' rates from the generalized speeds.", "qdot", ("q",)),
+    _jacobian("qdot_jac_fun", "Jacobian of the kinematics: qdot_jac[:, i] = d(S(q) v)/dx_i.", "qdot_jac", ("q", "x")),
 )
 #: What the functions of a model with generalized speeds call besides their own kernels.
 SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}

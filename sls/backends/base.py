@@ -46,6 +46,8 @@ class Backend:
     constrained = True
     #: Whether the target writes models with generalized speeds (``model.kinematics``).
     speeds = False
+    #: Whether the target writes models with fewer speeds than coordinates (a quaternion base).
+    quaternions = False
     #: Largest n for which the solving functions unroll the factorization of M (``None``: always).
     unroll_max: int | None = None
     #: Template folders under ``templates/`` (first match wins); default: the target's name.
@@ -73,6 +75,11 @@ class Backend:
             raise ModelError(
                 f"--target {self.name} does not support generalized speeds yet (kinematics): "
                 "generate the model with the default --target python"
+            )
+        if not self.quaternions and len(getattr(model, "q", ())) != len(getattr(model, "dq", ())):
+            raise ModelError(
+                f"--target {self.name} does not support quaternion bases yet (fewer speeds than coordinates): "
+                "generate the model with the default --target python, or with --base-orientation euler"
             )
 
     # -- files --------------------------------------------------------------

@@ -107,6 +107,9 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         + (", simplified" if simplify else "")
         + (", derived on the expression graph" if method == "graph" else ""),
         "n": model.n,
+        "n_q": model.n_q,
+        "n_x": len(model.state),
+        "free_flyer": model.tree is not None and model.tree.free is not None,
         "m": model.m,
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],

@@ -101,8 +101,11 @@ class _Group(click.Group):
             _usage(error)
         except KeyboardInterrupt:
             if ctx.invoked_subcommand == "generate":
-                click.echo("error: interrupted (the output folder holds the old package, the new one, or one that "
-                           "refuses to import until you run sls generate again; never a mix)", err=True)
+                click.echo(
+                    "error: interrupted (the output folder holds the old package, the new one, or one that "
+                    "refuses to import until you run sls generate again; never a mix)",
+                    err=True,
+                )
             else:
                 click.echo("error: interrupted", err=True)
             sys.exit(130)
@@ -184,9 +187,10 @@ def load_model(
     ranges: tuple = (),
     floating_base: bool = False,
     kinematics: tuple = (),
+    base_orientation: str | None = None,
 ) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
-    ``floating_base``: ``--floating-base`` of a URDF model).
+    ``floating_base``: ``--floating-base`` of a URDF model; ``base_orientation``: its ``--base-orientation``).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
     ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
@@ -224,15 +228,21 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    if floating_base and not (model and (Path(model).suffix == ".urdf" or is_urdf_example(model))):
+    robot = bool(model and (Path(model).suffix == ".urdf" or is_urdf_example(model)))
+    if floating_base and not robot:
         raise UsageError(
             "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
             "it frees the robot's root link"
         )
+    if base_orientation is not None and not robot:
+        raise UsageError(
+            "--base-orientation goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            'in a model file write [urdf] base_orientation = "euler"'
+        )
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
     else:
-        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base)
+        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, base_orientation or "quaternion")
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -248,11 +258,11 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str, floating_base: bool = False) -> Model:
+def _load_named(model: str, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
     """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MujocoWarning)
-        loaded = _load_file(model, floating_base)
+        loaded = _load_file(model, floating_base, base_orientation)
     for warning in caught:
         if issubclass(warning.category, MujocoWarning):
             click.echo(f"warning: {warning.message}", err=True)
@@ -261,21 +271,21 @@ def _load_named(model: str, floating_base: bool = False) -> Model:
     return loaded
 
 
-def _load_file(model: str, floating_base: bool) -> Model:
+def _load_file(model: str, floating_base: bool, base_orientation: str) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
     if path.suffix == ".urdf":
-        return load_urdf(path, floating_base=floating_base)
+        return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation)
     if path.suffix in MJCF_SUFFIXES:
         return load_mjcf(path)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py, .urdf or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
-    return load_example(model, floating_base=floating_base)
+    return load_example(model, floating_base=floating_base, base_orientation=base_orientation)
 
 
 @main.command("generate")
@@ -347,8 +357,17 @@ def _load_file(model: str, floating_base: bool) -> Model:
     "--floating-base",
     "floating_base",
     is_flag=True,
-    help="URDF robots: free the root link (6 coordinates base_x, base_y, base_z, base_yaw, base_pitch, base_roll; "
-    "inputs: a body wrench base_fx ... base_mz), as Pinocchio's free-flyer root joint.",
+    help="URDF robots: free the root link as Pinocchio's free-flyer root joint (coordinates base_x, base_y, base_z "
+    "and a unit quaternion base_qx ... base_qw, speeds base_vx ... base_wz in the base's frame; inputs: a body "
+    "wrench base_fx ... base_mz).",
+)
+@click.option(
+    "--base-orientation",
+    "base_orientation",
+    type=click.Choice(("quaternion", "euler")),
+    default=None,
+    help="URDF robots: how a floating base turns: a unit quaternion with body-frame speeds (the default), or "
+    "yaw, pitch, roll angles and their rates (singular at pitch +-90 degrees).",
 )
 @click.option(
     "--simplify",
@@ -395,6 +414,7 @@ def generate_command(
     out: str,
     links: int | None,
     floating_base: bool,
+    base_orientation: str | None,
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -435,6 +455,7 @@ def generate_command(
         ranges,
         floating_base,
         kinematics,
+        base_orientation,
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)

@@ -20,11 +20,14 @@ from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
     SOLVED_ARRAYS,
+    SPEED_ARRAYS,
     ArrayBuilder,
     acceleration_symbols,
     check_wanted,
     function_arrays,
 )
+from sls.derive.speeds_route import speed_kinematics
+from sls.errors import ModelError
 from sls.model import Model
 
 
@@ -85,6 +88,8 @@ NEEDS_BY_ARRAY = {
     "A_jac": ("constraints",),
     "bias": ("constraints",),
     "bias_jac": ("constraints",),
+    "qdot": ("qdot",),
+    "qdot_jac": ("qdot_jac",),
 }
 
 
@@ -145,7 +150,10 @@ class GraphTerms:
     method = "graph"
     #: Route-specific entries overriding :data:`NEEDS_BY_ARRAY`.
     NEEDS: ClassVar[dict] = {}
-    ORDER = ("M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints")
+    ORDER = (
+        "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
+        "qdot", "qdot_jac",
+    )  # fmt: skip
 
     # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
     fric: list[int]
@@ -159,10 +167,15 @@ class GraphTerms:
         self.model = model
         self.graph = graph = Graph()
         self.n = model.n
+        self.n_q = len(model.q)
         self.q = [graph.symbol(s) for s in model.q]
         self.dq = [graph.symbol(s) for s in model.dq]
         self.x = self.q + self.dq
         self._cache: dict[str, Any] = {}
+        #: Generalized speeds (``model.kinematics``): their :class:`~sls.model.kinematics.Kinematics`, and
+        #: ``S`` (n_q × n nodes); ``None`` when the speeds are the rates.
+        self.kinematics = speed_kinematics(model) if model.kinematics is not None else None
+        self.S = None if self.kinematics is None else [[graph.from_sympy(e) for e in row] for row in self.kinematics.S]
 
     def _start(self) -> None:
         """Route-specific nodes every array needs (energies, friction, forces, inputs)."""
@@ -176,14 +189,31 @@ class GraphTerms:
     # -- common steps
 
     def _dM(self) -> list:
-        graph, n = self.graph, self.n
+        graph = self.graph
         self.half = graph.number(sympy.Rational(1, 2))
         M_flat = [e for row in self.get("M") for e in row]
-        return [graph.forward(M_flat, {self.q[col]: graph.one}) for col in range(n)]  # dM[col][a*n + b] = ∂M_ab/∂q_l
+        # dM[col][a*n + b] = ∂M_ab/∂q_l
+        return [graph.forward(M_flat, {self.q[col]: graph.one}) for col in range(self.n_q)]
+
+    def along_speeds(self, derivatives: list) -> list:
+        """``X_r f = Σ_l S_lr ∂f/∂q_l`` (n lists) from ``derivatives[l]`` (lists of ``∂f/∂q_l``, n_q of them): the
+        derivatives along the speeds' directions (:mod:`sls.derive.speeds`); ``derivatives`` itself when ``S = I``."""
+        if self.S is None:
+            return derivatives
+        graph, S = self.graph, self.S
+        size = len(derivatives[0]) if derivatives else 0
+        return [
+            [
+                graph.add([graph.mul((S[k][r], derivatives[k][e])) for k in range(self.n_q) if S[k][r] != graph.zero])
+                for e in range(size)
+            ]
+            for r in range(self.n)
+        ]
 
     def _christoffel(self) -> dict:
-        """``c_ijk = ½(∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k)``: sums of nodes of ``dM``."""
-        graph, n, dM = self.graph, self.n, self.get("dM")
+        """``c_ijk = ½(X_i M_kj + X_j M_ki − X_k M_ij)``: sums of nodes of ``dM`` (along the speeds,
+        :meth:`along_speeds`; ``X_i = ∂/∂q_i`` when the speeds are the rates)."""
+        graph, n, dM = self.graph, self.n, self.along_speeds(self.get("dM"))
         c = {}
         for i in range(n):
             for j in range(i, n):
@@ -196,7 +226,37 @@ class GraphTerms:
     def _C(self) -> list:
         graph, n, dq = self.graph, self.n, self.dq
         self._cache["christoffel"] = c = self._christoffel()
-        return [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
+        C = [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
+        if self.kinematics is None or self.kinematics.commuting:
+            return C
+        G = self._gyroscopic()
+        return [[graph.add((C[k][j], G[k][j])) for j in range(n)] for k in range(n)]
+
+    def _gyroscopic(self) -> list:
+        """``G = Γ(v)ᵀ M − M Γ(v)`` (n × n), ``Γ(v)[j][k] = Σ_b γ^j_kb v_b``.
+
+        As :func:`sls.derive.speeds.gyroscopic_matrix`, on the graph."""
+        graph, n, dq, M = self.graph, self.n, self.dq, self.get("M")
+        structure = self.kinematics.structure if self.kinematics is not None else ()
+        Gamma = [
+            [
+                graph.add(
+                    [graph.mul((graph.from_sympy(structure[j][k][b]), dq[b])) for b in range(n) if structure[j][k][b]]
+                )
+                for k in range(n)
+            ]
+            for j in range(n)
+        ]
+        return [
+            [
+                graph.sub(
+                    graph.add([graph.mul((Gamma[j][k], M[j][col])) for j in range(n)]),
+                    graph.add([graph.mul((M[k][j], Gamma[j][col])) for j in range(n)]),
+                )
+                for col in range(n)
+            ]
+            for k in range(n)
+        ]
 
     def _h_jac(self) -> list:
         return [self.graph.gradient(hk, self.x) for hk in self.get("h")]
@@ -206,7 +266,13 @@ class GraphTerms:
         # depends on q alone (most of the graph), where differentiating C along q_l would not;
         # ∂C_kj/∂q̇_l = c_ljk.
         graph, n, dq = self.graph, self.n, self.dq
-        self.get("C")
+        C = self.get("C")
+        if self.S is not None:  # C = C⁰ + G is not ½ ∂h/∂v: every entry differentiated along each x
+            C_flat = [e for row in C for e in row]
+            columns = [graph.forward(C_flat, {xl: graph.one}) for xl in self.x]
+            return {
+                (k, j, col): columns[col][k * n + j] for k in range(n) for j in range(n) for col in range(len(self.x))
+            }
         h_jac = self.get("h_jac")
         c = self._cache["christoffel"]
         h_q = [h_jac[k][col] for k in range(n) for col in range(n)]
@@ -241,14 +307,29 @@ class GraphTerms:
         return [graph.add(graph.mul((B[k][j], self.inputs[j])) for j in range(self.model.m)) for k in range(self.n)]
 
     def _constraints(self) -> dict:
+        if self.S is not None and self.model.constrained:
+            raise ModelError(
+                "constraints with generalized speeds are derived on the expanded route only; derive this model with "
+                "method='expanded'"
+            )
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq)
+
+    def _qdot(self) -> list:
+        """``q̇ = S(q) v`` (n_q nodes)."""
+        rates = self.model.kinematics if self.model.kinematics is not None else self.model.dq
+        return [self.graph.from_sympy(e) for e in rates]
+
+    def _qdot_jac(self) -> list:
+        """``∂(S v)/∂x`` (n_q rows of n_q + n nodes)."""
+        return self.graph.jacobian(self.get("qdot"), self.x)
 
     # -- the arrays
 
     def dynamics(self, wanted: Collection[str] | None = None) -> Dynamics:
         """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
         wanted = check_wanted(wanted)
-        names = ARRAY_NAMES if wanted is None else [name for name in ARRAY_NAMES if name in wanted]
+        known = ARRAY_NAMES + (SPEED_ARRAYS if self.model.kinematics is not None else ())
+        names = known if wanted is None else [name for name in known if name in wanted]
         steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
         self._start()
         for step in self.ORDER:
@@ -286,39 +367,42 @@ class GraphTerms:
             input_matrix=None,
             input_matrix_jac=None,
         )
+        n_q, n_x = self.n_q, len(self.x)
         if "dM" in got:
             dM = got["dM"]
             fields["mass_matrix_jac"] = nest(
-                [dM[col][a * n + b] if col < n else zero for a in range(n) for b in range(n) for col in range(2 * n)],
-                (n, n, 2 * n),
+                [dM[col][a * n + b] if col < n_q else zero for a in range(n) for b in range(n) for col in range(n_x)],
+                (n, n, n_x),
             )
         if "C" in got:
             fields["coriolis"] = nest([e for row in got["C"] for e in row], (n, n))
         if "dC" in got:
             dC = got["dC"]
             fields["coriolis_jac"] = nest(
-                [dC[k, j, col] for k in range(n) for j in range(n) for col in range(2 * n)], (n, n, 2 * n)
+                [dC[k, j, col] for k in range(n) for j in range(n) for col in range(n_x)], (n, n, n_x)
             )
         if "h" in got:
             fields["coriolis_force"] = tuple(got["h"])
         if "h_jac" in got:
-            fields["coriolis_force_jac"] = nest([e for row in got["h_jac"] for e in row], (n, 2 * n))
+            fields["coriolis_force_jac"] = nest([e for row in got["h_jac"] for e in row], (n, n_x))
         if "phi" in got:
             fields["potential_gradient"] = tuple(got["phi"])
         if "phi_jac" in got:
-            fields["potential_gradient_jac"] = nest([e for row in got["phi_jac"] for e in row], (n, 2 * n))
+            fields["potential_gradient_jac"] = nest([e for row in got["phi_jac"] for e in row], (n, n_x))
         if "fric_jac" in got:
-            fields["friction_jac"] = nest([e for row in got["fric_jac"] for e in row], (n, 2 * n))
+            fields["friction_jac"] = nest([e for row in got["fric_jac"] for e in row], (n, n_x))
         if "B" in got:
             B_flat = [e for row in got["B"] for e in row]
             fields["input_matrix"] = nest(B_flat, (n, m))
         if "dB" in got:
             dB = got["dB"]
-            fields["input_matrix_jac"] = nest(
-                [dB[col][r] for r in range(n * m) for col in range(2 * n)], (n, m, 2 * n)
-            )
+            fields["input_matrix_jac"] = nest([dB[col][r] for r in range(n * m) for col in range(n_x)], (n, m, n_x))
         if "residual_jac" in got:
-            fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, 2 * n))
+            fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, n_x))
+        if "qdot" in got:
+            fields["kinematics"] = tuple(got["qdot"])
+        if "qdot_jac" in got:
+            fields["kinematics_jac"] = nest([e for row in got["qdot_jac"] for e in row], (n_q, n_x))
         return fields
 
     def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:

@@ -156,15 +156,19 @@ def function_arrays(
     h = d.coriolis_force
     result = {}
     if "rhs" in names:
-        result["rhs"] = rhs(alg, d) if rhs is not None else tuple(
-            alg.minus(
+        result["rhs"] = (
+            rhs(alg, d)
+            if rhs is not None
+            else tuple(
                 alg.minus(
-                    alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]),
-                    d.potential_gradient[k],
-                ),
-                d.friction[k],
+                    alg.minus(
+                        alg.minus(alg.total(alg.product(d.input_matrix[k][j], u[j]) for j in range(m)), h[k]),
+                        d.potential_gradient[k],
+                    ),
+                    d.friction[k],
+                )
+                for k in range(n)
             )
-            for k in range(n)
         )
     if "drhs" in names:
         result["drhs"] = tuple(
@@ -179,7 +183,7 @@ def function_arrays(
                     ),
                     d.friction_jac[k][col],
                 )
-                for col in range(2 * n)
+                for col in range(len(model.state))
             )
             for k in range(n)
         )
@@ -200,7 +204,7 @@ def function_arrays(
             )
     if "dM" in names:
         result["dM"] = tuple(
-            tuple(tuple(d.mass_matrix_jac[a][b][col] for col in range(n)) for b in range(n)) for a in range(n)
+            tuple(tuple(d.mass_matrix_jac[a][b][col] for col in range(model.n_q)) for b in range(n)) for a in range(n)
         )
     energies = (model.T, model.V) if d.graph is None else d.energies
     fields = {
@@ -225,6 +229,29 @@ def function_arrays(
         "qdot": d.kinematics,
         "qdot_jac": d.kinematics_jac,
     }
-    order = ("M", "M_jac", "C", "C_jac", "phi", "phi_jac", "fric", "fric_jac", "B_u", "B_u_jac", "T", "V", "tau", "rhs",
-             "dM", "drhs", "c", "A", "A_jac", "bias", "bias_jac", "residual_jac", *SPEED_ARRAYS)
+    order = (
+        "M",
+        "M_jac",
+        "C",
+        "C_jac",
+        "phi",
+        "phi_jac",
+        "fric",
+        "fric_jac",
+        "B_u",
+        "B_u_jac",
+        "T",
+        "V",
+        "tau",
+        "rhs",
+        "dM",
+        "drhs",
+        "c",
+        "A",
+        "A_jac",
+        "bias",
+        "bias_jac",
+        "residual_jac",
+        *SPEED_ARRAYS,
+    )
     return {name: result[name] if name in result else fields[name] for name in order if name in names}

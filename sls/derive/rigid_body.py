@@ -55,133 +55,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.model.tree import rpy_matrix
+from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
+from sls.model.tree import FREE
 
-if TYPE_CHECKING:
-    from sls.model.tree import Robot
-
-#: Joint kinds that rotate about their axis; the other moving kind is ``prismatic``.
-REVOLUTE = ("revolute", "continuous")
-_MOVING = REVOLUTE + ("prismatic",)
-
-
-@dataclass(frozen=True)
-class Body:
-    """One moving body: a moving joint's child link with the links fixed to it.
-
-    ``parent`` is the index of the parent body (``-1``: the root, which does
-    not move). ``rotation`` (3×3) and ``offset`` (3) are the joint's constant
-    transform in the parent body's frame (fixed joints above it composed in);
-    ``axis`` the unit axis in the body's frame; ``kind`` the joint type.
-    ``coordinate`` is the index of the coordinate moving it, ``multiplier``
-    and ``shift`` map that coordinate to the joint (``1, 0`` unless mimic).
-    ``mass``, ``moment`` (``m c``, 3) and ``inertia`` (3×3 about the body's
-    origin) are the merged inertia in the body's frame, as floats.
-    """
-
-    name: str
-    parent: int
-    rotation: tuple
-    offset: tuple
-    axis: tuple
-    kind: str
-    coordinate: int
-    multiplier: float
-    shift: float
-    mass: float
-    moment: tuple
-    inertia: tuple
-
-
-def bodies(robot: Robot) -> tuple:
-    """The moving bodies of ``robot`` (a :class:`~sls.model.tree.Robot`) in tree order (parents first).
-
-    Fixed joints are folded: a link fixed to a body adds its inertia to the
-    body's (parallel-axis theorem, in the body's frame), and a joint below it
-    gets the composed constant transform. Links fixed to the root are not
-    bodies (they never move).
-    """
-    index = {joint.name: k for k, joint in enumerate(robot.movable)}
-    # link → (body, R, t): its frame in the body's frame
-    pose: dict[str, tuple[int, tuple, tuple]] = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}
-    found: list = []
-    for joint in robot.joints:
-        body, R, t = pose[joint.parent]
-        R_o = _matmul(R, rpy_matrix(joint.rpy))
-        t_o = tuple(t[i] + sum(R[i][k] * joint.xyz[k] for k in range(3)) for i in range(3))
-        if joint.kind not in _MOVING:
-            pose[joint.child] = (body, R_o, t_o)
-            continue
-        if joint.mimic is None:
-            coordinate, multiplier, shift = index[joint.name], 1.0, 0.0
-        else:
-            followed, multiplier, shift = joint.mimic
-            coordinate = index[followed]
-        found.append(
-            {
-                "name": joint.name,
-                "parent": body,
-                "rotation": R_o,
-                "offset": t_o,
-                "axis": tuple(joint.axis),
-                "kind": joint.kind,
-                "coordinate": coordinate,
-                "multiplier": float(multiplier),
-                "shift": float(shift),
-            }
-        )
-        pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
-    masses = [0.0 for _ in found]
-    moments = [[0.0] * 3 for _ in found]
-    inertias = [[[0.0] * 3 for _ in range(3)] for _ in found]
-    for link, inertial in robot.inertials.items():
-        if inertial is None or link not in pose:
-            continue
-        body, R, t = pose[link]
-        if body < 0:
-            continue
-        m = inertial.mass
-        c = [t[i] + sum(R[i][k] * inertial.com[k] for k in range(3)) for i in range(3)]
-        I_c = _matmul(_matmul(R, inertial.inertia), _transpose(R))
-        masses[body] += m
-        cc = sum(v * v for v in c)
-        for i in range(3):
-            moments[body][i] += m * c[i]
-            for j in range(3):
-                inertias[body][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
-    return tuple(
-        Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
-        for spec, m, h, inertia in zip(found, masses, moments, inertias)
-    )
-
-
-_IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-
-
-def _matmul(A: Sequence, B: Sequence) -> tuple:
-    if A is _IDENTITY:
-        return tuple(tuple(row) for row in B)
-    return tuple(tuple(sum(A[i][k] * B[k][j] for k in range(3)) for j in range(3)) for i in range(3))
-
-
-def _transpose(A: Sequence) -> tuple:
-    return tuple(tuple(A[j][i] for j in range(3)) for i in range(3))
-
-
-def constant(value: float) -> sympy.Expr:
-    """A float as a graph constant.
-
-    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.readers.urdf`).
-    """
-    nearest = round(value)
-    if abs(value - nearest) <= 1e-14 and abs(nearest) < 2**53:
-        return sympy.Integer(nearest)
-    return sympy.Float(value)
+__all__ = ["REVOLUTE", "Body", "TreeDynamics", "bodies", "constant"]
 
 
 # --------------------------------------------------------------------------
@@ -217,7 +98,7 @@ class _Vectors:
 
     def tmatvec(self, A: Sequence, v: list) -> list:
         """``Aᵀ v`` for a constant matrix ``A`` (numbers)."""
-        return self.matvec(_transpose(A), v)
+        return self.matvec(transpose(A), v)
 
     def along(self, axis: Sequence[float], s: int) -> list:
         """``axis · s`` (a constant axis times a node)."""
@@ -276,6 +157,55 @@ class _Joint:
         return self.vec.matvec(self.body.rotation, self._rotate(v, +1))
 
 
+class _FreeJoint:
+    """The root's quaternion free-flyer (:mod:`sls.model.free_flyer`) at the coordinates ``q`` (7 nodes):
+    the body sits at ``t + R_o p`` turned by ``R_o R(quat)``; its six speeds are its own ``v`` and ``ω``."""
+
+    revolute = False
+
+    def __init__(self, vec: _Vectors, body: Body, q: Sequence[int]) -> None:
+        self.vec, self.body = vec, body
+        g = vec.g
+        x, y, z, w = q[3:7]
+        two = g.number(2)
+
+        def twice(*pairs: tuple) -> int:
+            return g.mul((two, g.add([g.mul(pair) if sign > 0 else g.neg(g.mul(pair)) for sign, pair in pairs])))
+
+        def diagonal(a: int, b: int) -> int:
+            return g.sub(g.one, twice((1, (a, a)), (1, (b, b))))
+
+        #: R (nodes, 3×3): the quaternion's rotation, body to the joint's frame
+        self.R = [
+            [diagonal(y, z), twice((1, (x, y)), (-1, (z, w))), twice((1, (x, z)), (1, (y, w)))],
+            [twice((1, (x, y)), (1, (z, w))), diagonal(x, z), twice((1, (y, z)), (-1, (x, w)))],
+            [twice((1, (x, z)), (-1, (y, w))), twice((1, (y, z)), (1, (x, w))), diagonal(x, y)],
+        ]
+        self.offset = vec.add([vec.num(t) for t in body.offset], vec.matvec(body.rotation, list(q[0:3])))
+
+    def to_child(self, v: list) -> list:
+        """``Rᵀ R_oᵀ v``: a parent-frame vector in the body's frame."""
+        g, w = self.vec.g, self.vec.tmatvec(self.body.rotation, v)
+        return [g.add([g.mul((self.R[k][i], w[k])) for k in range(3)]) for i in range(3)]
+
+    def to_parent(self, v: list) -> list:
+        """``R_o R v``: a body-frame vector in the parent's frame."""
+        g = self.vec.g
+        turned = [g.add([g.mul((self.R[i][k], v[k])) for k in range(3)]) for i in range(3)]
+        return self.vec.matvec(self.body.rotation, turned)
+
+
+def _motion_axes(body: Body, joint: _Joint | _FreeJoint) -> list:
+    """``[(speed index, revolute, axis), …]``: the directions a body's speeds move it, in its own frame (one per
+    joint; a free-flyer's six: its three axes sliding, then turning)."""
+    if body.kind != FREE:
+        return [(body.speed, joint.revolute, body.axis)]
+    unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    return [(body.speed + i, False, unit[i]) for i in range(3)] + [
+        (body.speed + 3 + i, True, unit[i]) for i in range(3)
+    ]
+
+
 @dataclass
 class TreeDynamics:
     """The recursions of one robot on a graph: joints set up once, passes run for any rates and accelerations.
@@ -291,13 +221,19 @@ class TreeDynamics:
 
     def __post_init__(self) -> None:
         self.vec = _Vectors(self.graph)
-        self.joints = [_Joint(self.vec, b, self._joint_value(b, self.q, shift=True)) for b in self.bodies]
+        self.joints: list[_Joint | _FreeJoint] = [
+            _FreeJoint(self.vec, b, self.q[b.coordinate : b.coordinate + 7])
+            if b.kind == FREE
+            else _Joint(self.vec, b, self._joint_value(b, self.q, shift=True))
+            for b in self.bodies
+        ]
         self._frames: dict = {}
 
     def _joint_value(self, body: Body, values: Sequence[int], shift: bool = False) -> int:
-        """The joint's ``q`` (``shift``: with the mimic offset), ``q̇`` or ``q̈`` from its coordinate's."""
+        """The joint's ``q`` from the coordinates (``shift``: with the mimic offset), or its ``q̇`` or ``q̈``
+        from the speeds or their rates."""
         g = self.graph
-        value = values[body.coordinate]
+        value = values[body.coordinate if shift else body.speed]
         if value == g.zero:
             return value if not (shift and body.shift) else g.number(constant(body.shift))
         if body.multiplier != 1.0:
@@ -314,6 +250,9 @@ class TreeDynamics:
         vec = self.vec
         frames: list = []
         for body, joint in zip(self.bodies, self.joints):
+            if body.kind == FREE:
+                frames.append((list(dq[body.speed + 3 : body.speed + 6]), list(dq[body.speed : body.speed + 3])))
+                continue
             omega_p, v_p = (vec.zero, vec.zero) if body.parent < 0 else frames[body.parent]
             rate = self._joint_value(body, dq)
             omega = joint.to_child(omega_p)
@@ -333,7 +272,14 @@ class TreeDynamics:
         accelerations: list = []
         forces: list = []
         root = (vec.zero, [g.zero, g.zero, gravity])
-        for body, joint, (omega, _) in zip(self.bodies, self.joints, frames):
+        for body, joint, (omega, velocity) in zip(self.bodies, self.joints, frames):
+            if body.kind == FREE:  # ω̇ and v̇ + ω × v of the body's origin, gravity turned into its frame
+                s = body.speed
+                domega = list(ddq[s + 3 : s + 6])
+                dv = vec.add(joint.to_child(root[1]), list(ddq[s : s + 3]), vec.cross(omega, velocity))
+                accelerations.append((domega, dv))
+                forces.append(self._body_force(body, omega, domega, dv))
+                continue
             (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
             omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
             rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
@@ -348,11 +294,14 @@ class TreeDynamics:
                 dv = vec.add(dv, vec.along(body.axis, acc), vec.scale(two, vec.cross(omega, motion)))
             accelerations.append((domega, dv))
             forces.append(self._body_force(body, omega, domega, dv))
-        torques = [g.zero] * len(self.bodies)
+        torques: list = [[g.zero]] * len(self.bodies)
         for k in reversed(range(len(self.bodies))):
             body, joint = self.bodies[k], self.joints[k]
             f, n = forces[k]
-            torques[k] = vec.dot([vec.num(a) for a in body.axis], n if joint.revolute else f)
+            if body.kind == FREE:
+                torques[k] = f + n  # the body wrench in its frame: its six speeds' forces
+            else:
+                torques[k] = [vec.dot([vec.num(a) for a in body.axis], n if joint.revolute else f)]
             if body.parent >= 0:
                 f_p = joint.to_parent(f)
                 n_p = vec.add(joint.to_parent(n), vec.cross(joint.offset, f_p))
@@ -374,10 +323,11 @@ class TreeDynamics:
         """Joint forces summed onto their coordinates (a mimic joint's times its multiplier)."""
         g = self.graph
         terms: list = [[] for _ in range(self.n)]
-        for body, tau in zip(self.bodies, torques):
-            if body.multiplier != 1.0:
-                tau = g.mul((g.number(constant(body.multiplier)), tau))
-            terms[body.coordinate].append(tau)
+        for body, taus in zip(self.bodies, torques):
+            for offset, tau in enumerate(taus):
+                if body.multiplier != 1.0:
+                    tau = g.mul((g.number(constant(body.multiplier)), tau))
+                terms[body.speed + offset].append(tau)
         return [g.add(t) for t in terms]
 
     def mass_matrix(self) -> list:
@@ -395,27 +345,29 @@ class TreeDynamics:
         terms: dict = {}
         for j, (body, joint) in enumerate(zip(self.bodies, self.joints)):
             m, h, inertia = composite[j]
-            axis = [vec.num(a) for a in body.axis]
-            if joint.revolute:
-                f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
-            else:
-                f, n = vec.scale(m, axis), vec.cross(h, axis)
-            i = j
-            while True:
-                other = self.bodies[i]
-                entry = vec.dot([vec.num(a) for a in other.axis], n if self.joints[i].revolute else f)
-                scale = other.multiplier * body.multiplier
-                if scale != 1.0:
-                    entry = g.mul((g.number(constant(scale)), entry))
-                pair = (other.coordinate, body.coordinate)
-                terms.setdefault(pair, []).append(entry)
-                if i != j:
-                    terms.setdefault(pair[::-1], []).append(entry)
-                if other.parent < 0:
-                    break
-                f_p = self.joints[i].to_parent(f)
-                n = vec.add(self.joints[i].to_parent(n), vec.cross(self.joints[i].offset, f_p))
-                f, i = f_p, other.parent
+            for column, revolute, direction in _motion_axes(body, joint):
+                axis = [vec.num(a) for a in direction]
+                if revolute:
+                    f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
+                else:
+                    f, n = vec.scale(m, axis), vec.cross(h, axis)
+                i = j
+                while True:
+                    other = self.bodies[i]
+                    for row, turns, other_axis in _motion_axes(other, self.joints[i]):
+                        entry = vec.dot([vec.num(a) for a in other_axis], n if turns else f)
+                        scale = other.multiplier * body.multiplier
+                        if scale != 1.0:
+                            entry = g.mul((g.number(constant(scale)), entry))
+                        pair = (row, column)
+                        terms.setdefault(pair, []).append(entry)
+                        if i != j:
+                            terms.setdefault(pair[::-1], []).append(entry)
+                    if other.parent < 0:
+                        break
+                    f_p = self.joints[i].to_parent(f)
+                    n = vec.add(self.joints[i].to_parent(n), vec.cross(self.joints[i].offset, f_p))
+                    f, i = f_p, other.parent
         upper = {(a, b): g.add(terms.get((a, b), ())) for a in range(self.n) for b in range(a, self.n)}
         return [[upper[min(a, b), max(a, b)] for b in range(self.n)] for a in range(self.n)]
 
@@ -491,7 +443,7 @@ def _symmetric_times(vec: _Vectors, S: list, v: list) -> list:
     return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
 
 
-def _rotated(joint: _Joint, S: list) -> list:
+def _rotated(joint: _Joint | _FreeJoint, S: list) -> list:
     """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
     columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
     rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]

@@ -43,10 +43,10 @@ def choose_method(model: Model, simplify: bool = False) -> str:
     route is taken. Models that the graph cannot hold (e.g. ``Piecewise``)
     stay on the expanded route.
     """
+    if getattr(model, "tree", None) is not None and not simplify:
+        return "tree"
     if simplify or getattr(model, "kinematics", None) is not None:
         return "expanded"
-    if getattr(model, "tree", None) is not None:
-        return "tree"
     graph = Graph()
     try:
         T = graph.from_sympy(model.T)
@@ -81,10 +81,11 @@ def derive(
     wanted = check_wanted(wanted)
     if method == "auto":
         method = choose_method(model, simplify)
-    if getattr(model, "kinematics", None) is not None:
+    if getattr(model, "kinematics", None) is not None and method != "tree":
         if method != "expanded":
             raise ModelError(
-                f"a model with generalized speeds (kinematics) is derived on the expanded route; got method={method!r}"
+                "a model with generalized speeds (kinematics) is derived on the expanded route (or the tree route, "
+                f"for a robot); got method={method!r}"
             )
         speeds = derive_with_speeds(model, simplify, wanted)
         names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS if k in wanted]

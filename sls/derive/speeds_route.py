@@ -23,9 +23,21 @@ from sls.derive.constraint_terms import constraint_terms, jacobian
 from sls.derive.dynamics import Dynamics
 from sls.derive.speeds import speed_dynamics
 from sls.model import Model
+from sls.model.free_flyer import free_flyer_kinematics
+from sls.model.kinematics import Kinematics
 from sls.model.kinematics import kinematics as checked_kinematics
 
 ZERO = sympy.Integer(0)
+
+
+def speed_kinematics(model: Model) -> Kinematics:
+    """The :class:`~sls.model.kinematics.Kinematics` of a model with generalized speeds: a robot's quaternion
+    free-flyer from its closed forms (:func:`~sls.model.free_flyer.free_flyer_kinematics`), any other checked
+    symbolically (:func:`sls.model.kinematics.kinematics`)."""
+    assert model.kinematics is not None, "speed_kinematics needs a model with kinematics"
+    if model.tree is not None and model.tree.free is not None:
+        return free_flyer_kinematics(model.q, model.dq)
+    return checked_kinematics(model.kinematics, model.q, model.dq)
 
 
 def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[str] | None = None) -> Dynamics:
@@ -35,9 +47,8 @@ def derive_with_speeds(model: Model, simplify: bool = False, wanted: Collection[
     (``dq`` of the model), ``x = [q; v]``. ``wanted`` is accepted for the same signature as the other routes;
     every field is built (models with speeds are small: the expanded route).
     """
-    q, v, x = model.q, model.dq, model.state
-    assert model.kinematics is not None, "derive_with_speeds needs a model with kinematics"
-    kin = checked_kinematics(model.kinematics, q, v)
+    x = model.state
+    kin = speed_kinematics(model)
     terms = speed_dynamics(model.T, model.V, kin, simplify)
     M, C, h, phi = terms.mass_matrix, terms.coriolis, terms.coriolis_force, terms.potential_gradient
     M_jac = tuple(tuple(jacobian(row, x) for row in M))

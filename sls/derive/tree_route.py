@@ -101,8 +101,12 @@ class TreeTerms(GraphTerms):
         return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
 
     def _phi(self) -> list:
-        """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass)."""
-        return self.graph.gradient(self.energies[1], self.q)
+        """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass); with
+        generalized speeds ``φ = Sᵀ ∂V/∂q``."""
+        gradient = self.graph.gradient(self.energies[1], self.q)
+        if self.S is None:
+            return gradient
+        return [entries[0] for entries in self.along_speeds([[g] for g in gradient])]
 
     def _inverse(self) -> list:
         """``τ(q, q̇, a) + fric`` with gravity: the inverse dynamics ``tau_fun`` returns."""

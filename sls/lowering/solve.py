@@ -252,13 +252,15 @@ def _linearized_steps(emit: Emitter, values: dict, L: Lower, reciprocal: list[Va
     m = len(values["B_u"]) // n if n else 0
     qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
     dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
-    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
-    for col in range(2 * n):
+    n_x = len(drhs_v) // n if n else 0  # the state's length: 2n, or more with a quaternion
+    n_q = n_x - n
+    A_rows: list[list[Value]] = [[0.0] * n_x for _ in range(n)]  # every entry set below
+    for col in range(n_x):
         column = []
         for a in range(n):
-            base = drhs_v[a * 2 * n + col]
-            if col < n:
-                entry = emit.combine(base, [(dM_v[(a * n + b) * n + col], qddot[b]) for b in range(n)])
+            base = drhs_v[a * n_x + col]
+            if col < n_q:
+                entry = emit.combine(base, [(dM_v[(a * n + b) * n_q + col], qddot[b]) for b in range(n)])
                 base = emit.let(SolveNames.column(col, a), entry)
             column.append(base)
         for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
@@ -272,9 +274,10 @@ def _phased_tail(emit: Emitter, values: dict, L: Lower, reciprocal: list[Value])
     n = len(values["rhs"])
     m = len(values["B_u"]) // n if n else 0
     J, B_v = values["residual_jac"], values["B_u"]
-    A_rows: list[list[Value]] = [[0.0] * (2 * n) for _ in range(n)]  # every entry set below
-    for col in range(2 * n):
-        column = [negated(J[a * 2 * n + col]) for a in range(n)]
+    n_x = len(J) // n if n else 0  # the state's length: 2n, or more with a quaternion
+    A_rows: list[list[Value]] = [[0.0] * n_x for _ in range(n)]  # every entry set below
+    for col in range(n_x):
+        column = [negated(J[a * n_x + col]) for a in range(n)]
         for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
             A_rows[a][col] = value
     return {"A": A_rows, "B": _input_columns(emit, L, reciprocal, B_v, n, m)}

@@ -59,8 +59,9 @@ def build_model(
     """
     name = safe_label(name, "model")
     source = safe_label(source, "Python API")
-    q, dq = _split_state(state)
-    n = len(q)
+    given_rates = None if kinematics is None else as_list(kinematics, "kinematics")
+    q, dq = _split_state(state, None if given_rates is None else len(given_rates))
+    n = len(dq)
     state_names = [s.name for s in q + dq]
     params = dict(params or {})
     for pname in params:
@@ -70,7 +71,7 @@ def build_model(
     defaults = {pname: check_value(pname, value) for pname, value in params.items()}
 
     fric = vector(fric, n, "fric", "friction")
-    rates = speed_kinematics(kinematics, q, dq)
+    rates = speed_kinematics(given_rates, q, dq)
     if forces is None and inputs is None:
         input_symbols = implicit_inputs(n, state_names, kinematics is not None)
         actuated = True
@@ -174,17 +175,24 @@ def speed_kinematics(kinematics: object | None, q: tuple, v: tuple) -> tuple | N
         return None
     rates = tuple(expression(e, f"kinematics[{i}]") for i, e in enumerate(as_list(kinematics, "kinematics")))
     kinematic_matrix(rates, q, v)  # linear in the speeds, every speed used: refused in one line otherwise
-    if all(rate == speed for rate, speed in zip(rates, v)):
+    if len(rates) == len(v) and all(rate == speed for rate, speed in zip(rates, v)):
         return None
     return rates
 
 
-def _split_state(state: list) -> tuple[tuple, tuple]:
+def _split_state(state: list, n_q: int | None = None) -> tuple[tuple, tuple]:
+    """``(q, dq)``: the state's symbols split in halves, or after its first ``n_q`` (one per kinematic equation)."""
     names = as_list(state, "state")
     names = [s.name if isinstance(s, sympy.Symbol) else s for s in names]
     if not names:
         raise ModelError("state: the state list is empty; give q names then q̇ names (2n names)")
-    if len(names) % 2:
+    if n_q is not None and n_q != len(names) // 2:
+        if not 0 < n_q < len(names) or 2 * n_q < len(names):
+            raise ModelError(
+                f"kinematics: expected {len(names) // 2} entries, one per coordinate (or, with fewer speeds than "
+                f"coordinates, one per coordinate listed first in the state), got {n_q}"
+            )
+    elif len(names) % 2:
         raise ModelError(f"state: expected an even number of names (q then q̇, 2n in all), got {len(names)}")
     for sname in names:
         check_name(sname, "state")
@@ -192,5 +200,5 @@ def _split_state(state: list) -> tuple[tuple, tuple]:
     if duplicates:
         raise ModelError(f"state: duplicate names {', '.join(duplicates)}")
     symbols = tuple(symbol(s) for s in names)
-    n = len(symbols) // 2
+    n = len(symbols) // 2 if n_q is None else n_q
     return symbols[:n], symbols[n:]

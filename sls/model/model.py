@@ -116,8 +116,8 @@ class Model:
 
         Declared :attr:`ranges` first; else [−π, π] for a coordinate and [−1, 1] for a rate.
         """
-        low = [-math.pi] * self.n + [-1.0] * self.n
-        high = [math.pi] * self.n + [1.0] * self.n
+        low = [-math.pi] * self.n_q + [-1.0] * self.n
+        high = [math.pi] * self.n_q + [1.0] * self.n
         for i, s in enumerate(self.state):
             if s.name in self.ranges:
                 low[i], high[i] = self.ranges[s.name]
@@ -148,7 +148,12 @@ class Model:
 
     @property
     def n(self) -> int:
-        """Number of degrees of freedom."""
+        """Number of degrees of freedom: of speeds (``len(dq)``), as many as coordinates unless a quaternion turns."""
+        return len(self.dq)
+
+    @property
+    def n_q(self) -> int:
+        """Number of coordinates (``len(q)``): ``n``, or more when some move through kinematics (a quaternion)."""
         return len(self.q)
 
     @property
@@ -158,7 +163,7 @@ class Model:
 
     @property
     def state(self) -> tuple:
-        """The state symbols ``q + dq`` (length 2n)."""
+        """The state symbols ``q + dq`` (length ``n_q + n``: 2n unless a quaternion turns)."""
         return self.q + self.dq
 
     @property

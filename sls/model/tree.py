@@ -11,8 +11,10 @@ import math
 from dataclasses import dataclass, field, fields
 
 #: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
-#: are expanded into chains of these by the reader).
+#: are expanded into chains of these by the reader, or a root floating joint becomes a :data:`FREE` joint).
 MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
+#: The quaternion free-flyer (:mod:`sls.model.free_flyer`): 7 coordinates, 6 speeds; only as the root's joint.
+FREE = "free"
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,11 @@ class Joint:
 class Base:
     """A ``floating`` or ``planar`` joint (or the free-flyer of ``floating_base``) and the chain it became.
 
+    ``kind`` is ``floating``, ``planar`` or :data:`FREE` (a quaternion free-flyer: one joint of that kind).
     ``joints`` are the names of the chain's joints (floating: x, y, z, yaw, pitch, roll; planar: x, y,
-    theta); ``link`` is the child link the body wrench acts on; ``axes`` are the wrench's directions in
-    that link's frame, one ``(suffix, force direction or None, moment direction or None)`` per input.
+    theta; free: the joint itself); ``link`` is the child link the body wrench acts on; ``axes`` are the
+    wrench's directions in that link's frame, one ``(suffix, force direction or None, moment direction or None)``
+    per input.
     """
 
     name: str
@@ -110,6 +114,11 @@ class Robot:
     def movable(self) -> tuple:
         """The movable joints that are coordinates (not mimic joints), in tree order."""
         return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES and j.mimic is None)
+
+    @property
+    def free(self) -> Joint | None:
+        """The quaternion free-flyer joint of the root (its coordinates and speeds come first), or ``None``."""
+        return next((j for j in self.joints if j.kind == FREE), None)
 
     @property
     def moving(self) -> tuple:

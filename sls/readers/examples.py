@@ -56,7 +56,7 @@ def is_urdf_example(name: str) -> bool:
     return name in example_names() and _example_file(name).name.endswith(".urdf")
 
 
-def load_example(name: str, *, floating_base: bool = False) -> Model:
+def load_example(name: str, *, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
     """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
     package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
     :func:`~sls.readers.urdf.load_urdf` does (refused for the other examples)."""
@@ -64,7 +64,14 @@ def load_example(name: str, *, floating_base: bool = False) -> Model:
     text = file.read_text(encoding="utf-8")
     source = f"bundled example {name}"
     if file.name.endswith(".urdf"):
-        return load_urdf(file.name, name=name, source=source, text=text, floating_base=floating_base)
+        return load_urdf(
+            file.name,
+            name=name,
+            source=source,
+            text=text,
+            floating_base=floating_base,
+            base_orientation=base_orientation,
+        )
     if floating_base:
         robots = ", ".join(n for n in example_names() if is_urdf_example(n))
         raise ModelFileError(

@@ -589,7 +589,7 @@ def test_bundled_robot_takes_floating_base_like_its_file(tmp_path, monkeypatch):
         result = CliRunner().invoke(main, ["generate", model, "--floating-base", "--out", out, "--quiet"])
         assert result.exit_code == 0, result.output
     bundled, file = import_package(tmp_path / "bundled"), import_package(tmp_path / "file")
-    assert bundled.STATE == file.STATE and len(bundled.STATE) == 24 and bundled.STATE[0] == "base_x"
+    assert bundled.STATE == file.STATE and len(bundled.STATE) == 25 and bundled.STATE[0] == "base_x"
     for path in sorted((tmp_path / "file").glob("*.py")):
         ours = (tmp_path / "bundled" / path.name).read_text().splitlines()
         assert ours[1:] == path.read_text().splitlines()[1:], path.name  # the first line names the source

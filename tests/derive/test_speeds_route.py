@@ -272,12 +272,6 @@ def parse_matrix(text: str) -> np.ndarray:
     return np.array([[float(value) for value in row.split()] for row in rows])
 
 
-def test_the_c_target_refuses_speeds_in_one_line(tmp_path):
-    with pytest.raises(sls.ModelError, match="--target c does not support generalized speeds yet") as info:
-        sls.generate(sls.model_from_strings(**BODY), tmp_path / "out", target="c")
-    assert "\n" not in str(info.value) and not (tmp_path / "out").exists()
-
-
 @pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
 def test_the_matlab_target_agrees_with_the_python_target(body, tmp_path):
     sls.generate(sls.model_from_strings(**BODY), tmp_path, target="matlab")

@@ -86,13 +86,18 @@ UNITS = {
 }
 
 
+#: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
+#: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``): optimized, even the Jacobians.
+CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in names)
+
+
 def unit_of(function: functions.Function) -> str:
     """The translation unit (a key of :data:`UNITS`) compiling a generated function."""
     if function.solve == functions.LINEARIZATION:
         return "c/_linearize.c"
     if function.solve or function.uses:
         return "c/_solve.c"
-    return "c/_jac.c" if function.jacobian else "c/_eval.c"
+    return "c/_jac.c" if function.jacobian and function.name not in CALLED else "c/_eval.c"
 
 
 class CBackend(Backend):
@@ -105,6 +110,7 @@ class CBackend(Backend):
     folders = ("c",)
     provides = "C's libm provides"
     constrained = False
+    speeds = True
     unroll_max = None
     #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
     #: runtime sources.
@@ -178,14 +184,19 @@ class CBackend(Backend):
 
         failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
         prefix = self._names(model)[0]
-        return c_function(function.name, solve_body(function.solve, programs[0], model.n, model.m, prefix), failure)
+        # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian (qdot_jac_fun)
+        rates_jacobian = f"{prefix}_{function.calls[0]}" if function.calls else ""
+        body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian)
+        return c_function(function.name, body, failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.body import c_function, xdot_body
 
         if function.uses is None or functions.BY_NAME[function.uses].solve != functions.ACCELERATIONS:
             return None  # only ẋ = [q̇; q̈] is built from another function here
-        statements = xdot_body(self._names(model)[0], model.n, function.uses)
+        # a model with generalized speeds: q̇ = S(q) v from qdot_fun
+        rates = function.calls[0] if function.calls else ""
+        statements = xdot_body(self._names(model)[0], model.n, function.uses, rates)
         return lambda: c_function(function.name, statements)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sls import functions, lowering
 from sls.backends.c.statements import (
+    CallArray,
     CallQddot,
     SolveRows,
     Statement,
@@ -185,10 +186,16 @@ def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
     return [*lowered.printed.lines, *_fill("out", values)]
 
 
-def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "") -> list[Statement]:
+def solve_body(
+    kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "", rates_jacobian: str = ""
+) -> list[Statement]:
     """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
     kernel, unrolled factorization (a :class:`~sls.lowering.Check`
     fails when a pivot is ≤ 0), solves, outputs.
+
+    The upper n rows of ``linearized_model``'s ``A`` are ``[0 I]``, or for a model with generalized speeds
+    the Jacobian ``∂(S(q) v)/∂x`` of its kinematics: a call of ``rates_jacobian`` (the C function
+    ``<prefix>_qdot_jac_fun``, n × 2n row-major: exactly the first n rows of ``A``).
 
     A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
     ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
@@ -221,11 +228,24 @@ def solve_body(kind: str, program: lowering.SolveProgram, n: int, m: int, prefix
             tuple(expr_of(v) for v in rhs),
         )
         upper_A = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
-        return statements + _fill("A", upper_A) + _fill("B", [0.0] * (n * m)) + [solve]
+        upper = [CallArray(rates_jacobian, "A")] if rates_jacobian else _fill("A", upper_A)
+        return statements + upper + _fill("B", [0.0] * (n * m)) + [solve]
     A_rows, B_rows = program.results["A"], program.results["B"]
-    A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
+    if rates_jacobian:
+        lower_A = [A_rows[a][col] for a in range(n) for col in range(2 * n)]
+        return statements + _fill_after(CallArray(rates_jacobian, "A"), lower_A, 2 * n * n) + _fill("B", B)
+    A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     return statements + _fill("A", A) + _fill("B", B)
+
+
+def _fill_after(call: CallArray, values: Sequence[Value], start: int) -> list[Statement]:
+    """``call`` writing the first ``start`` entries of its array, and ``values`` stored after them (as
+    :func:`_fill`: many zeros become one loop over the whole array, run before the call)."""
+    zero = [_is_zero(v) for v in values]
+    looped = sum(zero) >= 16
+    stores = [Store(call.array, start + k, expr_of(v)) for k, v in enumerate(values) if not (looped and zero[k])]
+    return [Zeros(call.array, start + len(values)), call, *stores] if looped else [call, *stores]
 
 
 def _unsigned_zero(value: Value) -> Value:
@@ -233,8 +253,12 @@ def _unsigned_zero(value: Value) -> Value:
     return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 
-def xdot_body(prefix: str, n: int, accelerations: str) -> list[Statement]:
+def xdot_body(prefix: str, n: int, accelerations: str, rates: str = "") -> list[Statement]:
     """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the lower half of ``out``, ``q̇`` into the
-    upper half."""
+    upper half: the second half of ``x``, or for a model with generalized speeds the function ``rates``
+    (``qdot_fun``: ``S(q) v``)."""
+    solve = CallQddot(f"{prefix}_{accelerations}", n)
+    if rates:
+        return [solve, CallArray(f"{prefix}_{rates}", "out")]
     state = [Expr.join(Expr.name("x"), f"[{n + k}]") for k in range(n)]
-    return [CallQddot(f"{prefix}_{accelerations}", n), *(Store("out", k, value) for k, value in enumerate(state))]
+    return [solve, *(Store("out", k, value) for k, value in enumerate(state))]

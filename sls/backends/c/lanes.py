@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sls.backends.c.body import CFunction
-from sls.backends.c.statements import TARGET, CallQddot, SolveRows, Statement, Store, Zeros, calls
+from sls.backends.c.statements import TARGET, CallArray, CallQddot, SolveRows, Statement, Store, Zeros, calls
 from sls.lowering import Check, Fail, Let
 from sls.lowering import unknown_statement as _unknown
 
@@ -43,7 +43,7 @@ def _lane_line(statement: Statement, lane: dict[str, str]) -> str:
             return "_bad = 1;"
         case Let(name=name, value=value):
             return f"const double {name} = {value.text(library=lane)};"
-        case Zeros() | CallQddot() | SolveRows():
+        case Zeros() | CallQddot() | CallArray() | SolveRows():
             raise TypeError(f"{TARGET}: a lane kernel has no {type(statement).__name__}")
         case _:
             raise _unknown(statement, TARGET)

@@ -152,8 +152,13 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
 def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
     """Lines of the function's comment in the header besides its outputs."""
     notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
-    if function.solve == functions.LINEARIZATION:
+    speeds = getattr(model, "kinematics", None) is not None
+    if function.solve == functions.LINEARIZATION and speeds:
+        notes.append("A = [[d(S(q) v)/dx], [dvdot/dx]] (upper rows: qdot_jac_fun), B = [[0], [M^-1 B_u]].")
+    elif function.solve == functions.LINEARIZATION:
         notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")
+    if function.uses and speeds:
+        notes.append("out = [S(q) v; vdot]: qdot_fun, then qddot_fun (vdot, the speeds' rates).")
     return tuple(notes)
 
 

@@ -1,6 +1,6 @@
 """The C target's statements: the lowering's ``Let``, ``Check`` and ``Fail``, and its own (:class:`Store`,
-:class:`Zeros`, :class:`CallQddot`, :class:`SolveRows`), each saying what it reads and writes; their lines of C,
-and what a body's passes ask of them (every kind in an exhaustive ``match``)."""
+:class:`Zeros`, :class:`CallQddot`, :class:`CallArray`, :class:`SolveRows`), each saying what it reads and writes;
+their lines of C, and what a body's passes ask of them (every kind in an exhaustive ``match``)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,24 @@ class CallQddot:
 
 
 @dataclass(frozen=True)
+class CallArray:
+    """A call of ``callee``, an array function of ``x`` (a model with generalized speeds' ``qdot_fun`` or
+    ``qdot_jac_fun``), writing its output into ``array`` from entry ``offset`` on; a failure returns its status."""
+
+    callee: str
+    array: str
+    offset: int = 0
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ("x", PARAMETERS)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return (self.array,)
+
+
+@dataclass(frozen=True)
 class SolveRows:
     """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
     ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m values, row by row), then ``Z`` into the lower rows of
@@ -94,7 +112,7 @@ class SolveRows:
 
 
 #: A statement of a C function body.
-Statement = Let | Check | Fail | Store | Zeros | CallQddot | SolveRows
+Statement = Let | Check | Fail | Store | Zeros | CallQddot | CallArray | SolveRows
 #: Who meets a statement kind it does not know (see :func:`~sls.lowering.statements.unknown_statement`).
 TARGET = "the C target"
 
@@ -116,6 +134,9 @@ def line(statement: Statement, failure: str) -> str:
             return _solve_rows_lines(statement)
         case CallQddot(callee=callee, offset=offset):
             return f"{{ const int status = {callee}(x, u, p, out + {offset}); if (status != 0) return status; }}"
+        case CallArray(callee=callee, array=array, offset=offset):
+            where = f"{array} + {offset}" if offset else array
+            return f"{{ const int status = {callee}(x, p, {where}); if (status != 0) return status; }}"
         case _:
             raise _unknown(statement, TARGET)
 
@@ -149,7 +170,7 @@ def defines(statement: Statement) -> str | None:
     match statement:
         case Let(name=name):
             return name
-        case Check() | Fail() | Store() | Zeros() | CallQddot() | SolveRows():
+        case Check() | Fail() | Store() | Zeros() | CallQddot() | CallArray() | SolveRows():
             return None
         case _:
             raise _unknown(statement, TARGET)
@@ -158,7 +179,7 @@ def defines(statement: Statement) -> str | None:
 def stores(statement: Statement) -> tuple[str, ...]:
     """The argument arrays a statement writes into."""
     match statement:
-        case Store() | Zeros() | CallQddot() | SolveRows():
+        case Store() | Zeros() | CallQddot() | CallArray() | SolveRows():
             return statement.writes
         case Let() | Check() | Fail():
             return ()
@@ -169,7 +190,7 @@ def stores(statement: Statement) -> tuple[str, ...]:
 def calls(statement: Statement) -> frozenset[str]:
     """The functions a statement calls."""
     match statement:
-        case CallQddot(callee=callee) | SolveRows(callee=callee):
+        case CallQddot(callee=callee) | CallArray(callee=callee) | SolveRows(callee=callee):
             return frozenset({callee})
         case Let(value=value) | Store(value=value):
             return value.library
@@ -191,7 +212,7 @@ def renamed(statement: Statement, values: dict[str, Expr]) -> Statement:
         case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs):
             lower, reciprocal, rhs = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal, rhs))
             return SolveRows(callee, n, m, lower, reciprocal, rhs)
-        case Fail() | Zeros() | CallQddot():
+        case Fail() | Zeros() | CallQddot() | CallArray():
             return statement
         case _:
             raise _unknown(statement, TARGET)

@@ -46,10 +46,12 @@ class PythonBackend(Backend):
     provides = "numpy and math provide"
     unroll_max = UNROLL_MAX
     speeds = True
+    quaternions = True
 
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
-        return names + (["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else [])
+        names += ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
+        return names + (["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else [])
 
     def placeholder(self, name: str) -> str | None:
         return INCOMPLETE_INIT if name == "__init__.py" else None

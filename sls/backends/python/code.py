@@ -187,30 +187,32 @@ def _returns(kind: str, results: dict, n: int, m: int, scalar: bool) -> list:
             "return _out",
         ]
     A_rows, B_rows = results["A"], results["B"]
-    top_A = [[1.0 if b == n + a else 0.0 for b in range(2 * n)] for a in range(n)]
+    # (A, B) of x = [q; v] (n_x = n_q + n): the kinematic rows [0 I] when v = q̇, zeros for a model with generalized
+    # speeds to fill them (its linearized_model wrapper), then the dynamics rows
+    n_x = len(A_rows[0]) if A_rows else 2 * n
+    n_q = n_x - n
+    top_A = [[1.0 if n_q == n and b == n + a else 0.0 for b in range(n_x)] for a in range(n_q)]
     if scalar:
         A_flat = [v for row in top_A + A_rows for v in row]
-        B_flat = [0.0] * (n * m) + [v for row in B_rows for v in row]
+        B_flat = [0.0] * (n_q * m) + [v for row in B_rows for v in row]
         return [
             "return (",
-            "    np.array([" + ", ".join(map(text_of, A_flat)) + f"]).reshape({(2 * n, 2 * n)}),",
-            "    np.array([" + ", ".join(map(text_of, B_flat)) + f"]).reshape({(2 * n, m)}),",
+            "    np.array([" + ", ".join(map(text_of, A_flat)) + f"]).reshape({(n_x, n_x)}),",
+            "    np.array([" + ", ".join(map(text_of, B_flat)) + f"]).reshape({(n_x, m)}),",
             ")",
         ]
-    lines = [
-        "_batch = _x.shape[:-1]",
-        f"_A = np.zeros(_batch + ({2 * n}, {2 * n}))",
-        f"_A[..., :{n}, {n}:] = np.eye({n})",
-    ]
+    lines = ["_batch = _x.shape[:-1]", f"_A = np.zeros(_batch + ({n_x}, {n_x}))"]
+    if n_q == n:
+        lines.append(f"_A[..., :{n}, {n}:] = np.eye({n})")
     for a in range(n):
-        for col in range(2 * n):
+        for col in range(n_x):
             if A_rows[a][col] != 0.0:
-                lines.append(f"_A[..., {n + a}, {col}] = {text_of(A_rows[a][col])}")
-    lines.append(f"_B = np.zeros(_batch + ({2 * n}, {m}))")
+                lines.append(f"_A[..., {n_q + a}, {col}] = {text_of(A_rows[a][col])}")
+    lines.append(f"_B = np.zeros(_batch + ({n_x}, {m}))")
     for a in range(n):
         for j in range(m):
             if B_rows[a][j] != 0.0:
-                lines.append(f"_B[..., {n + a}, {j}] = {text_of(B_rows[a][j])}")
+                lines.append(f"_B[..., {n_q + a}, {j}] = {text_of(B_rows[a][j])}")
     lines.append("return _A, _B")
     return lines
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 
 def _shape_text(shape: tuple) -> str:
-    """A registry shape as a format string (``("n", "2n")`` → ``"({n}, {n2})"``)."""
-    items = ["{" + s.replace("2n", "n2") + "}" for s in shape]
+    """A registry shape as a format string (``("n", "x")`` → ``"({n}, {nx})"``, see :func:`sls.functions.sizes`)."""
+    items = ["{" + {"2n": "n2", "x": "nx", "q": "nq"}.get(s, s) + "}" for s in shape]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
@@ -98,7 +98,7 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
     summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS, **SPEED_FUNCTIONS}[name]
     function = functions.BY_NAME[name]
-    shape = shape.format(n=model.n, n2=2 * model.n, m=model.m, k=model.k)
+    shape = shape.format(n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (
         "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
@@ -181,6 +181,8 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
     copies = {"_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}}
     if any(f.numeric for f in chosen):
         copies["_constrained.py"] = {"N": ctx["n"], "K": ctx["k"], "M_INPUTS": ctx["m"]}
+    if ctx["free_flyer"]:
+        copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
     for name, values in copies.items():
         text = runtime_text(runtime[name], values) if name in runtime else ""
         files[name] = env.get_template(f"{name}.j2").render(ctx=ctx, runtime=text)

@@ -33,7 +33,14 @@ Conventions of the model (``docs/robots.md`` is the user's page)
   ``JointModelFreeFlyer`` root does) or the file has one link and no joint (a
   drone: floating automatically). Gravity is ``g`` along −z of the world
   (the root link's frame), ``g`` a parameter (default 9.81).
-* ``floating`` and ``planar`` joints (and the free-flyer) are expanded into
+* The root's free-flyer (``floating_base``, a drone, or a ``floating`` joint
+  of the root link) is by default (``base_orientation="quaternion"``) one
+  joint with Pinocchio's free-flyer layout (:mod:`sls.model.free_flyer`):
+  coordinates ``<joint>_x, _y, _z`` (position) and ``_qx, _qy, _qz, _qw`` (a
+  unit quaternion), speeds ``<joint>_vx … _wz`` (linear and angular velocity
+  of its link in the link's frame) before the joints' rates.
+* With ``base_orientation="euler"``, and for ``floating`` joints deeper in
+  the tree, ``floating`` and ``planar`` joints are expanded into
   chains of ordinary joints joined by massless links
   (``Robot.inertials[link] is None``): floating = prismatic along x, y, z of
   the parent frame, then revolute about z (yaw), y (pitch), x (roll), so the

@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from sls.model.tree import MOVABLE_TYPES, Inertial, Robot, rpy_matrix
+from sls.model.free_flyer import SPEED_SUFFIXES
+from sls.model.tree import FREE, MOVABLE_TYPES, Inertial, Robot, rpy_matrix
 from sls.readers.urdf.document import Where, attribute_text, numbers
 
 #: An inertia tensor is positive semi-definite "up to rounding" when its smallest eigenvalue is at least
@@ -30,7 +31,7 @@ def read_inertial(link: ET.Element, name: str, where: Where, *, check: bool = Tr
     what = f"link '{name}'"
     mass_tag = element.find("mass")
     if mass_tag is None:
-        raise where.error(f"{what}: <inertial> without <mass value=\"...\">")
+        raise where.error(f'{what}: <inertial> without <mass value="...">')
     mass = numbers(mass_tag, "value", 1, None, what, where)[0]
     tensor = element.find("inertia")
     if tensor is None:
@@ -44,7 +45,7 @@ def read_inertial(link: ET.Element, name: str, where: Where, *, check: bool = Tr
         if not check:
             return None
         shown = attribute_text(mass_tag, "value")
-        raise where.error(f"{what}: <mass value=\"{shown}\">: the mass must not be negative")
+        raise where.error(f'{what}: <mass value="{shown}">: the mass must not be negative')
     if not positive_semidefinite(inertia):
         if not check:
             return None
@@ -83,6 +84,17 @@ def check_moving_mass(robot: Robot, where: Where) -> None:
     below: dict[str, list[str]] = {}
     for joint in robot.joints:
         below.setdefault(joint.parent, []).append(joint.child)
+    free = robot.free
+    if free is not None and sum(i.mass for i in robot.inertials.values() if i is not None) <= 0:
+        raise where.error(
+            f"the floating joint '{free.name}' (coordinate '{free.name}_x') moves no mass: link '{free.child}' "
+            + (
+                "has no <inertial>"
+                if all(i is None for i in robot.inertials.values())
+                else "and the links it carries have zero mass"
+            )
+            + ", so the mass matrix would be singular; give the link an <inertial> with a positive mass"
+        )
     for joint in robot.movable:
         carried, found = [], False
         for mover in _carriers(robot)[joint.name]:
@@ -125,9 +137,11 @@ def check_mass_matrix(robot: Robot, where: Where, samples: int = 3) -> None:
 
     The configurations are drawn in [−1.2, 1.2] (away from a floating base's pitch = ±π/2) with a fixed seed.
     """
-    n = len(robot.movable)
+    free = robot.free
+    names = [f"{free.name}_{suffix}" for suffix in SPEED_SUFFIXES] if free is not None else []
+    names += [j.name for j in robot.movable]
+    n = len(names)
     rng = np.random.default_rng(20261123)
-    names = [j.name for j in robot.movable]
     for _ in range(samples):
         q = rng.uniform(-1.2, 1.2, n)
         M = numeric_mass_matrix(robot, q)
@@ -168,9 +182,13 @@ def numeric_mass_matrix(robot: Robot, q: np.ndarray) -> np.ndarray:
     """``M(q)`` (n×n, floats) from world-frame Jacobians: an independent numeric route over the same tree.
 
     ``q`` holds the coordinates in ``robot.movable`` order; mimic joints move with the joint they follow.
+    A quaternion free-flyer (:data:`~sls.model.tree.FREE`) comes first, as six speeds in its own frame
+    (three slides and three turns about its axes, at the identity orientation: ``M`` does not depend on it);
+    its six entries of ``q`` are not read.
     """
-    n = len(robot.movable)
-    index = {j.name: k for k, j in enumerate(robot.movable)}
+    shift = 6 if robot.free is not None else 0
+    n = len(robot.movable) + shift
+    index = {j.name: k + shift for k, j in enumerate(robot.movable)}
     # world rotation, origin, joints above (coordinate index, multiplier, type, world axis, world origin)
     frames: dict[str, tuple[np.ndarray, np.ndarray, list[tuple[int, float, str, np.ndarray, np.ndarray]]]] = {
         robot.root: (np.eye(3), np.zeros(3), [])
@@ -181,7 +199,11 @@ def numeric_mass_matrix(robot: Robot, q: np.ndarray) -> np.ndarray:
         R_joint = R @ np.array(rpy_matrix(joint.rpy))
         p_joint = p + R @ np.array(joint.xyz)
         axis = R_joint @ np.array(joint.axis)
-        if joint.kind in MOVABLE_TYPES:
+        if joint.kind == FREE:
+            axes = [R_joint[:, i] for i in range(3)]
+            above = above + [(i, 1.0, "prismatic", a, p_joint) for i, a in enumerate(axes)]
+            above = above + [(3 + i, 1.0, "revolute", a, p_joint) for i, a in enumerate(axes)]
+        elif joint.kind in MOVABLE_TYPES:
             followed, multiplier, offset = joint.mimic or (joint.name, 1.0, 0.0)
             k = index[followed]
             value = multiplier * q[k] + offset

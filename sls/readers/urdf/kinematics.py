@@ -7,7 +7,8 @@ from __future__ import annotations
 import sympy
 
 from sls.algebra.expressions import symbol
-from sls.model.tree import Inertial, Robot, rpy_matrix
+from sls.model.free_flyer import N_Q, N_V, rotation_matrix
+from sls.model.tree import FREE, Inertial, Robot, rpy_matrix
 from sls.readers.urdf.naming import (
     DAMPING_PREFIX,
     FRICTION_PREFIX,
@@ -65,20 +66,33 @@ def _dot(a: list, b: list) -> sympy.Expr:
     return sympy.Add(*(x * y for x, y in zip(a, b)))
 
 
-def _joint_motions(robot: Robot, names: list) -> dict:
-    """Per moving joint: ``(position, rate, coordinate index, multiplier)``; a mimic joint's position is
-    ``multiplier·q_f + offset`` and its rate ``multiplier·q̇_f``, ``q_f`` the coordinate it follows."""
+def split_names(robot: Robot, names: list) -> tuple:
+    """``(free, joints)``: the symbols ``(q, v)`` of the quaternion free-flyer (7 and 6; empty without one) and
+    of the joints (coordinates and rates, one per ``robot.movable``), from the state names."""
     n = len(robot.movable)
+    if robot.free is None:
+        return ([], []), ([symbol(s) for s in names[:n]], [symbol(s) for s in names[n:]])
+    q, v = names[: N_Q + n], names[N_Q + n :]
+    free = ([symbol(s) for s in q[:N_Q]], [symbol(s) for s in v[:N_V]])
+    return free, ([symbol(s) for s in q[N_Q:]], [symbol(s) for s in v[N_V:]])
+
+
+def _joint_motions(robot: Robot, names: list) -> dict:
+    """Per moving joint: ``(position, rate, speed index, multiplier)``; a mimic joint's position is
+    ``multiplier·q_f + offset`` and its rate ``multiplier·q̇_f``, ``q_f`` the coordinate it follows.
+    The speed index counts the free-flyer's six speeds first."""
+    shift = N_V if robot.free is not None else 0
     index = {joint.name: k for k, joint in enumerate(robot.movable)}
+    _, (coordinates, rates) = split_names(robot, names)
     motions = {}
     for joint in robot.moving:
         followed, multiplier, offset = joint.mimic or (joint.name, 1.0, 0.0)
         k = index[followed]
-        q, dq = symbol(names[k]), symbol(names[n + k])
+        q, dq = coordinates[k], rates[k]
         if joint.mimic is not None:
             m, o = _number(multiplier), _number(offset)
             q, dq = m * q + o, m * dq
-        motions[joint.name] = (q, dq, k, multiplier)
+        motions[joint.name] = (q, dq, shift + k, multiplier)
     return motions
 
 
@@ -92,6 +106,9 @@ def forward(robot: Robot, names: list) -> dict:
         omega, velocity, vertical, height, moves = frames[joint.parent]
         origin = [[_number(v) for v in row] for row in rpy_matrix(joint.rpy)]
         offset = [_number(v) for v in joint.xyz]
+        if joint.kind == FREE:
+            frames[joint.child] = _free_frame(robot, names, origin, offset, vertical, height)
+            continue
         axis = [_number(v) for v in joint.axis]
         q, dq = motions.get(joint.name, (None, None, None, None))[:2]
         moves = moves or dq is not None
@@ -109,6 +126,17 @@ def forward(robot: Robot, names: list) -> dict:
     return frames
 
 
+def _free_frame(robot: Robot, names: list, origin: list, offset: list, vertical: list, height: sympy.Expr) -> tuple:
+    """The frame of the free-flyer's link (the root's child): its speeds are its ``ω`` and ``v``; it sits at
+    ``t + R_o p`` turned by ``R_o R(quat)`` (``t``, ``R_o`` the joint's origin, fixed to the world)."""
+    (q, v), _ = split_names(robot, names)
+    R = rotation_matrix(q[3:7])
+    position = [sympy.Add(*(origin[i][k] * q[k] for k in range(3))) for i in range(3)]
+    child_height = height + _dot(vertical, [offset[i] + position[i] for i in range(3)])
+    up = _transpose_times(R, _transpose_times(origin, vertical))
+    return list(v[3:6]), list(v[0:3]), up, child_height, True
+
+
 def _to_child(origin: list, rotation: list | None, vector: list) -> list:
     """A parent-frame vector in the child's frame: ``R_qᵀ R_oᵀ v`` (``R_q = I`` when ``rotation`` is None)."""
     vector = _transpose_times(origin, vector)
@@ -123,7 +151,7 @@ def energies(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     of each joint ``j`` that moves with it (itself and its mimic joints, ``r`` the joint's own rate),
     times the joint's multiplier; a joint with zero damping (friction) has no such term.
     """
-    n = len(robot.movable)
+    n = len(robot.movable) + (N_V if robot.free is not None else 0)
     g = symbol("g")
     frames = frames or forward(robot, names)
     kinetic, potential = [], []
@@ -175,8 +203,9 @@ def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     base's body wrench mapped by ``Jᵀ`` (the virtual power ``F·v + M·ω`` of the wrench on its link,
     differentiated by the rates). Inputs in tree order (a base's wrench where its chain starts).
     ``frames``: the robot's forward pass (:func:`forward`), when already computed."""
-    n = len(robot.movable)
-    dq = [symbol(s) for s in names[n:]]
+    (_, free_speeds), (_, rates) = split_names(robot, names)
+    dq = free_speeds + rates
+    n = len(dq)
     in_base = {j: base for base in robot.bases for j in base.joints}
     inputs, forces = [], [sympy.Integer(0)] * n
     if robot.bases:
@@ -184,12 +213,15 @@ def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     else:
         twists = {}
     started = set()
-    for k, joint in enumerate(robot.movable):
+    free = robot.free
+    movers = ((free,) if free is not None else ()) + robot.movable
+    for k, joint in enumerate(movers):
         base = in_base.get(joint.name)
         if base is None:
             label = INPUT_PREFIX + joint_label(joint)
             inputs.append(label)
-            forces[k] = forces[k] + symbol(label)
+            speed = k + N_V - 1 if free is not None else k
+            forces[speed] = forces[speed] + symbol(label)
             continue
         if base.name in started:
             continue
@@ -198,7 +230,10 @@ def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
         for suffix, force, moment in base.axes:
             u = symbol(f"{NOT_IDENTIFIER.sub('_', base.name)}_{suffix}")
             inputs.append(u.name)
-            power = _dot(velocity, force) if force is not None else _dot(omega, moment)
+            direction = [_number(a) for a in (force if force is not None else moment)]
+            if base.kind != FREE:
+                direction = list(force if force is not None else moment)
+            power = _dot(velocity if force is not None else omega, direction)
             for i in range(n):
                 slope = sympy.diff(power, dq[i])
                 if slope != 0:

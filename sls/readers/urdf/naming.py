@@ -8,6 +8,7 @@ import re
 
 from sls.errors import ModelError, ModelFileError
 from sls.model import check_name
+from sls.model.free_flyer import COORDINATE_SUFFIXES, SPEED_SUFFIXES
 from sls.model.tree import Joint, Robot
 
 #: Prefix of the rate names (``d_<joint>``) and of joint names that are not usable as they are.
@@ -35,9 +36,19 @@ def state_names(robot: Robot, filename: str) -> list:
     that starts with a digit or ``_``, is reserved (a Python builtin or
     keyword, a function such as ``sin``), is ``g`` (the gravity parameter) or
     ``u1``, ``u2``, ... gets the prefix ``q_``. Two joints that end up with
-    the same name are refused.
+    the same name are refused. A quaternion free-flyer (:data:`~sls.model.tree.FREE`) comes first: its seven
+    coordinates ``<name>_x … <name>_qw`` before the joints', its six speeds ``<name>_vx … <name>_wz`` before
+    their rates (:mod:`sls.model.free_flyer`).
     """
     names: dict[str, str] = {}
+    free = robot.free
+    if free is not None:
+        label = NOT_IDENTIFIER.sub("_", free.name)
+        if not _usable(label):
+            label = RENAME_PREFIX + label.lstrip("_")
+        coordinates = [f"{label}_{suffix}" for suffix in COORDINATE_SUFFIXES]
+        speeds = [f"{label}_{suffix}" for suffix in SPEED_SUFFIXES]
+        names.update((name, free.name) for name in coordinates + speeds)
     for joint in robot.movable:
         base = usable_name(joint.name, RENAME_PREFIX)
         for candidate in (base, RATE_PREFIX + base):
@@ -49,8 +60,10 @@ def state_names(robot: Robot, filename: str) -> list:
                 )
         names[base] = joint.name
         names[RATE_PREFIX + base] = joint.name
-    q = list(names)[0::2]
-    return q + [RATE_PREFIX + s for s in q]
+    q = list(names)[13 if free is not None else 0 :][0::2]
+    if free is None:
+        return q + [RATE_PREFIX + s for s in q]
+    return coordinates + q + speeds + [RATE_PREFIX + s for s in q]
 
 
 def usable_name(name: str, prefix: str) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from sls.model.tree import MOVABLE_TYPES, Base, Inertial, Joint, Robot
+from sls.errors import ModelError
+from sls.model.tree import FREE, MOVABLE_TYPES, Base, Inertial, Joint, Robot
 from sls.readers.urdf.document import BASE_TYPES, Where, read_joint, xml_root
 from sls.readers.urdf.inertia import check_mass_matrix, check_moving_mass, read_inertial
 
@@ -24,14 +25,21 @@ FLOATING_CHAIN = (
 PLANAR_SUFFIXES = ("x", "y", "theta")
 #: Input suffixes of a base's body wrench (floating: all six; planar: fx, fy, mz).
 WRENCH_SUFFIXES = ("fx", "fy", "fz", "mx", "my", "mz")
+#: How a floating base turns: a unit quaternion with body-frame speeds (the default), or yaw, pitch, roll angles.
+BASE_ORIENTATIONS = ("quaternion", "euler")
 
 
-def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robot:
+def parse_urdf(text: str, filename: str, *, floating_base: bool = False, base_orientation: str = "quaternion") -> Robot:
     """Parse and check URDF text: the tree, the joints and the inertials sls models.
 
     Floating and planar joints come back expanded into chains (see :class:`sls.model.tree.Base`); with
     ``floating_base`` (or for a file with one link and no joint) the root link gets a free-flyer.
+    With ``base_orientation="quaternion"`` (the default) a floating joint of the root link (or that
+    free-flyer) becomes one :data:`~sls.model.tree.FREE` joint (:mod:`sls.model.free_flyer`); with
+    ``"euler"``, and for floating joints deeper in the tree, a chain x, y, z, yaw, pitch, roll.
     """
+    if base_orientation not in BASE_ORIENTATIONS:
+        raise ModelError(f"base orientation must be one of {', '.join(BASE_ORIENTATIONS)}, got {base_orientation!r}")
     root = xml_root(text, filename)
     where = Where(filename)
     links = {}
@@ -67,7 +75,8 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False) -> Robo
         world = _unique("world", links)
         free = Joint(FLOATING_BASE, "floating", world, root_link, (0.0,) * 3, (0.0,) * 3, (1.0, 0.0, 0.0), 0.0)
         ordered = (free,) + ordered
-    expanded, bases, massless = _expand_bases(ordered, set(links) | {world}, where)
+    quaternion_root = world if base_orientation == "quaternion" else None
+    expanded, bases, massless = _expand_bases(ordered, set(links) | {world}, where, quaternion_root)
     fixed_to_world = _fixed_to_root(world, expanded)
     inertials: dict[str, Inertial | None] = {link: None for link in massless}
     if world not in links:
@@ -139,8 +148,11 @@ def planar_axes(normal: tuple) -> tuple:
     return tuple(snap(v) for v in e1), tuple(snap(v) for v in e2)
 
 
-def _expand_bases(joints: tuple, links: set, where: Where) -> tuple:
-    """``(joints, bases, new massless links)``: floating and planar joints replaced by their chains."""
+def _expand_bases(joints: tuple, links: set, where: Where, quaternion_root: str | None = None) -> tuple:
+    """``(joints, bases, new massless links)``: floating and planar joints replaced by their chains.
+
+    A floating joint whose parent is ``quaternion_root`` becomes one :data:`~sls.model.tree.FREE` joint.
+    """
     taken = set(links)
     joint_names = {j.name for j in joints}
     expanded: list[Joint] = []
@@ -149,6 +161,14 @@ def _expand_bases(joints: tuple, links: set, where: Where) -> tuple:
     for joint in joints:
         if joint.kind not in BASE_TYPES:
             expanded.append(joint)
+            continue
+        if joint.kind == "floating" and joint.parent == quaternion_root:
+            wrench = tuple(
+                (suffix, direction if suffix.startswith("f") else None, direction if suffix.startswith("m") else None)
+                for suffix, direction in zip(WRENCH_SUFFIXES, ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)) * 2)
+            )
+            expanded.append(replace(joint, kind=FREE, damping=0.0, friction=0.0))
+            bases.append(Base(joint.name, FREE, (joint.name,), joint.child, wrench))
             continue
         if joint.kind == "floating":
             chain: tuple[tuple[str, str, tuple], ...] = FLOATING_CHAIN

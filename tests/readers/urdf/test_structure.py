@@ -222,7 +222,7 @@ FLOATING = {
 def test_floating_base_matches_pinocchio_free_flyer(case, tmp_path):
     relative, option = FLOATING[case]
     path = ROBOTS / relative
-    model = load_urdf(path, floating_base=option)
+    model = load_urdf(path, floating_base=option, base_orientation="euler")
     assert [s.name for s in model.q[:6]] == ["base_x", "base_y", "base_z", "base_yaw", "base_pitch", "base_roll"]
     assert [u.name for u in model.inputs[:6]] == ["base_fx", "base_fy", "base_fz", "base_mx", "base_my", "base_mz"]
     package = generated(model, tmp_path / "pkg")
@@ -249,7 +249,8 @@ def test_drone_hovers_with_its_weight_as_thrust(drone):
 @pytest.fixture(scope="module")
 def drone(tmp_path_factory):
     return generated(
-        load_urdf(ROBOTS / "hector_description/robots/quadrotor_base.urdf"), tmp_path_factory.mktemp("drone") / "pkg"
+        load_urdf(ROBOTS / "hector_description/robots/quadrotor_base.urdf", base_orientation="euler"),
+        tmp_path_factory.mktemp("drone") / "pkg",
     )
 
 
@@ -299,8 +300,8 @@ def test_floating_joint_in_the_file_is_the_same_as_the_floating_base_option():
         f'<child link="body"/></joint>{body}{arm}</robot>'
     )
     without = f'<robot name="r">{body}{arm}</robot>'
-    a = load_urdf("a.urdf", text=with_joint)
-    b = load_urdf("b.urdf", text=without, floating_base=True)
+    a = load_urdf("a.urdf", text=with_joint, base_orientation="euler")
+    b = load_urdf("b.urdf", text=without, floating_base=True, base_orientation="euler")
     assert a.q == b.q and a.inputs == b.inputs
     assert sympy.simplify(a.T - b.T) == 0 and a.V == b.V and a.forces == b.forces
 
@@ -311,7 +312,7 @@ def test_floating_base_option_refuses_a_file_that_already_floats():
         f'<child link="body"/></joint>{_box_link("body")}</robot>'
     )
     with pytest.raises(sls.ModelFileError, match="already joins the robot through the floating joint 'free'"):
-        load_urdf("f.urdf", text=text, floating_base=True)
+        load_urdf("f.urdf", text=text, floating_base=True, base_orientation="euler")
 
 
 def test_a_rigid_robot_floats():
@@ -321,7 +322,7 @@ def test_a_rigid_robot_floats():
         '<joint name="mount" type="fixed"><parent link="body"/><child link="rotor"/><origin xyz="0.2 0 0.05"/></joint>'
         "</robot>"
     )
-    model = load_urdf("rigid.urdf", text=text)
+    model = load_urdf("rigid.urdf", text=text, base_orientation="euler")
     assert model.n == 6 and model.m == 6 and not model.actuated
 
 
@@ -365,8 +366,8 @@ def test_planar_joint_matches_a_hand_written_chain(normal, tmp_path):
         f'<axis xyz="{normal}"/>{LIMIT}</joint>'
         f"{body}{arm}</robot>"
     )
-    a = load_urdf("planar.urdf", text=planar)
-    b = load_urdf("chain.urdf", text=chain)
+    a = load_urdf("planar.urdf", text=planar, base_orientation="euler")
+    b = load_urdf("chain.urdf", text=chain, base_orientation="euler")
     assert [s.name for s in a.q] == ["slide_x", "slide_y", "slide_theta", "elbow"]
     assert [u.name for u in a.inputs] == ["slide_fx", "slide_fy", "slide_mz", "tau_elbow"]
     assert a.q == b.q and a.V == b.V and sympy.expand(a.T - b.T) == 0
@@ -393,7 +394,7 @@ def test_planar_joint_matches_a_hand_written_chain(normal, tmp_path):
 def test_mimic_gripper_matches_pinocchio_mimic_model(tmp_path):
     """Franka Panda: panda_finger_joint2 mimics panda_finger_joint1; Pinocchio's mimic joints have no q or v."""
     path = ROBOTS / "panda_description/urdf/panda.urdf"
-    model = load_urdf(path)
+    model = load_urdf(path, base_orientation="euler")
     assert model.n == 8 and "panda_finger_joint2" not in {s.name for s in model.q}
     assert "damping_panda_finger_joint2" in model.params  # its damping acts through panda_finger_joint1
     package = generated(model, tmp_path / "pkg")
@@ -427,8 +428,8 @@ MIMIC_ARM = """<robot name="m">
 def test_mimic_joints_are_the_coupling_written_by_hand():
     """Mimic chains (slide follows follow follows lead) equal the unmimicked robot with q_m = m·q + o
     substituted by hand; friction maps back through the multipliers."""
-    coupled = load_urdf("mimic.urdf", text=MIMIC_ARM)
-    free = load_urdf("free.urdf", text=MIMIC_ARM.replace("<mimic", "<nomimic"))
+    coupled = load_urdf("mimic.urdf", text=MIMIC_ARM, base_orientation="euler")
+    free = load_urdf("free.urdf", text=MIMIC_ARM.replace("<mimic", "<nomimic"), base_orientation="euler")
     lead, follow, slide, wrist = (sympy.Symbol(s, real=True) for s in ("lead", "follow", "slide", "wrist"))
     dlead, dfollow, dslide, dwrist = (sympy.Symbol(f"d_{s}", real=True) for s in ("lead", "follow", "slide", "wrist"))
     assert coupled.q == (lead, wrist)
@@ -481,7 +482,7 @@ def test_friction_parameters_default_to_the_file_and_switch_off(tmp_path):
     )
     path = tmp_path / "arm.urdf"
     path.write_text(text)
-    package = generated(load_urdf(path), tmp_path / "pkg")
+    package = generated(load_urdf(path, base_orientation="euler"), tmp_path / "pkg")
     assert package.PARAMS == {"g": 9.81, "damping_shoulder": 0.1, "friction_shoulder": 0.3, "friction_velocity": 0.01}
     assert package.INPUTS == ("tau_shoulder", "tau_elbow")
     for rate in (-1.0, -0.005, 0.0, 0.02, 2.0):
@@ -514,7 +515,7 @@ def test_generated_names_that_clash_are_refused():
         sls.ModelFileError,
         match="the parameter 'damping_lead' made from a joint's name is also the state name 'damping_lead'",
     ):
-        load_urdf("clash.urdf", text=text)
+        load_urdf("clash.urdf", text=text, base_orientation="euler")
 
 
 # --------------------------------------------------------------------------
@@ -541,10 +542,10 @@ def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
             '<inertia ixx="1" ixy="5" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
         )
     )
-    model = load_urdf("arm.urdf", text=text)
+    model = load_urdf("arm.urdf", text=text, base_orientation="euler")
     assert model.n == 2 and model.tree.inertials["base"] is None
     with pytest.raises(sls.ModelFileError, match="link 'base'"):  # with a floating base it moves: refused
-        load_urdf("arm.urdf", text=text, floating_base=True)
+        load_urdf("arm.urdf", text=text, floating_base=True, base_orientation="euler")
 
 
 # --------------------------------------------------------------------------
@@ -593,7 +594,7 @@ class Energies:
 def test_humanoid_free_flyer_model_matches_pinocchio():
     """simple_humanoid (29 joints) with --floating-base: M, τ (Euler–Lagrange on T and V), B_u = Sᵀ and q̈."""
     path = ROBOTS / "simple_humanoid_description/urdf/simple_humanoid.urdf"
-    model = load_urdf(path, floating_base=True)
+    model = load_urdf(path, floating_base=True, base_orientation="euler")
     assert model.n == 35 and model.m == 35
     numbers = Energies(model)
     state = tuple(s.name for s in model.state)
@@ -637,16 +638,17 @@ def test_massless_floating_base_link_is_explained():
         sls.ModelFileError,
         match="link 'base' of the floating joint 'base' has no mass, so the joints next to it turn it for free",
     ):
-        load_urdf(DATA / "arm.urdf", floating_base=True)
+        load_urdf(DATA / "arm.urdf", floating_base=True, base_orientation="euler")
 
 
 def test_toml_urdf_table_is_the_floating_base_option(tmp_path):
     (tmp_path / "arm.urdf").write_text(HEAVY_BASE)
     (tmp_path / "robot.toml").write_text(
-        '[urdf]\nfile = "arm.urdf"\nfloating_base = true\n\n[params]\ndamping_shoulder = 0.0\n'
+        '[urdf]\nfile = "arm.urdf"\nfloating_base = true\nbase_orientation = "euler"\n\n'
+        "[params]\ndamping_shoulder = 0.0\n"
     )
     model = sls.load_toml(tmp_path / "robot.toml")
-    direct = load_urdf(tmp_path / "arm.urdf", floating_base=True)
+    direct = load_urdf(tmp_path / "arm.urdf", floating_base=True, base_orientation="euler")
     assert model.q == direct.q and model.T == direct.T and model.forces == direct.forces
     assert model.params == {**direct.params, "damping_shoulder": 0.0} and model.name == "robot"
 
@@ -677,7 +679,9 @@ def test_cli_floating_base(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "arm.urdf").write_text(HEAVY_BASE)
-    result = CliRunner().invoke(main, ["generate", "arm.urdf", "--floating-base", "--out", "free"])
+    result = CliRunner().invoke(
+        main, ["generate", "arm.urdf", "--floating-base", "--base-orientation", "euler", "--out", "free"]
+    )
     assert result.exit_code == 0, result.output
     assert "arm: n = 8, m = 8" in result.output
     package = import_package(tmp_path / "free")
@@ -702,7 +706,7 @@ def test_real_file_with_coulomb_friction_matches_pinocchio(tmp_path):
     """Unitree Z1 (damping and friction on every joint, once refused): Pinocchio with friction at 0, and the
     friction term against the file's numbers."""
     path = ROBOTS / "z1_description/urdf/z1.urdf"
-    package = generated(load_urdf(path), tmp_path / "pkg")
+    package = generated(load_urdf(path, base_orientation="euler"), tmp_path / "pkg")
     compare(package, Peer(path, package.STATE, package.INPUTS, floating=False), samples=3)
     dynamics = {j.get("name"): j.find("dynamics") for j in ET.parse(path).getroot().findall("joint")}
     names = package.STATE[: package.N_DOF]
