@@ -125,7 +125,17 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
             {"name": name, "default": None if value is None else repr(float(value))}
             for name, value in model.params.items()
         ],
+        "mujoco": _mujoco_layout(model),
     }
+
+
+def _mujoco_layout(model: Model) -> dict | None:
+    """Where the coordinates sit in MuJoCo's ``qpos`` and ``qvel`` (a model read from an MJCF file), else ``None``:
+    the package then gets ``from_mujoco`` and ``to_mujoco`` (``templates/python/_mujoco.py.j2``)."""
+    layout = getattr(model.tree, "mujoco", None)
+    if layout is None:
+        return None
+    return {"nq": layout.nq, "nv": layout.nv, "qpos": list(layout.qpos), "qvel": list(layout.qvel)}
 
 
 def tidy(text: str) -> str:

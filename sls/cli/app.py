@@ -14,6 +14,7 @@ import errno
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,6 +36,7 @@ from sls.readers import (
     load_toml,
     model_from_strings,
 )
+from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
 from sls.readers.nlink import MAX_LINKS, nlink_pendulum
 from sls.readers.urdf import load_urdf
 from sls.version import __version__
@@ -265,6 +267,19 @@ def load_model(
 def _load_named(
     model: str, floating_base: bool = False, base_orientation: str = "quaternion", frames: str | None = None
 ) -> Model:
+    """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MujocoWarning)
+        loaded = _load_file(model, floating_base, base_orientation, frames)
+    for warning in caught:
+        if issubclass(warning.category, MujocoWarning):
+            click.echo(f"warning: {warning.message}", err=True)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+    return loaded
+
+
+def _load_file(model: str, floating_base: bool, base_orientation: str, frames: str | None) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
@@ -272,8 +287,10 @@ def _load_named(
         return load_python(path)
     if path.suffix == ".urdf":
         return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation, frames=frames)
+    if path.suffix in MJCF_SUFFIXES:
+        return load_mjcf(path)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
-        raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
+        raise UsageError(f"{model}: model files must end in .toml, .py, .urdf or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
     return load_example(model, floating_base=floating_base, base_orientation=base_orientation, frames=frames)
@@ -427,7 +444,9 @@ def generate_command(
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
     executed as your own code), a robot description (NAME.urdf: revolute,
     continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
-    friction, gravity g along -z; --floating-base frees the root link) or a bundled
+    friction, gravity g along -z; --floating-base frees the root link), a MuJoCo
+    model (NAME.xml, compiled by the mujoco package: hinge and slide joints,
+    actuators as the inputs) or a bundled
     example's name (see `sls examples`); without MODEL and without inline
     flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
@@ -468,7 +487,8 @@ def generate_command(
             with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
                 report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
     except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
-        if model is not None and Path(model).suffix in (".toml", ".py", ".urdf") and not str(error).startswith(model):
+        is_file = model is not None and Path(model).suffix in (".toml", ".py", ".urdf", *MJCF_SUFFIXES)
+        if model is not None and is_file and not str(error).startswith(model):
             raise type(error)(f"{model}: {error}") from None
         raise
     if verbose:

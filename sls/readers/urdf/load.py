@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
-from sls.errors import ModelError, ModelFileError, SlsError
-from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
+from sls.errors import ModelFileError, SlsError
+from sls.model import Model, build_model, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
-from sls.readers.common import read_model_text
+from sls.readers.common import check_table_keys, read_model_text, with_param_table
 from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
@@ -96,25 +96,13 @@ URDF_FILE_KEYS = ("urdf", "params", "frames")
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
     file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
-    what = f"{path}: [urdf]"
-    unknown = sorted(set(data) - set(URDF_FILE_KEYS))
-    if unknown:
-        if closest(unknown[0], URDF_FILE_KEYS) is not None:
-            raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
-        raise ModelFileError(
-            f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
-        )
-    table, params = data["urdf"], data.get("params", {})
+    table = check_table_keys(data, path, "urdf", URDF_FILE_KEYS, URDF_TABLE_KEYS, 'file = "robot.urdf"')
+    what, params = f"{path}: [urdf]", data.get("params", {})
     frames = data.get("frames")
     if frames is not None and not (
         isinstance(frames, list) and frames and all(isinstance(f, str) for f in frames) or frames == "all"
     ):
         raise ModelFileError(f"{path}: 'frames' must be a list of link names (or \"all\")")
-    if not isinstance(table, dict):
-        raise ModelFileError(f'{what} must be a table: [urdf] file = "robot.urdf"')
-    unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
-    if unknown:
-        raise ModelFileError(f"{what}: {unknown_key(unknown[0], URDF_TABLE_KEYS)}")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -136,17 +124,7 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         base_orientation=orientation,
         frames=frames,
     )
-    unknown = sorted(set(params) - set(model.params))
-    if unknown:
-        raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
-            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
-        )
-    try:
-        values = {key: check_value(key, value) for key, value in params.items()}
-    except ModelError as exc:
-        raise ModelFileError(f"{path}: [params] {exc}") from None
-    return replace(model, params={**model.params, **values}, file=str(path))
+    return with_param_table(model, params, path)
 
 
 def frame_names(frames: Sequence[str] | str, robot: Robot, text: str, filename: str) -> tuple:
