@@ -77,19 +77,19 @@ class Function:
         return sizes(self.outputs[output][1], n, m, k)
 
 
-def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0) -> tuple:
+def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0, c: int = 0) -> tuple:
     """``shape`` with numbers: sizes ``"n"`` (degrees of freedom: speeds), ``"q"`` (coordinates, ``n_q``; ``n``
     unless a quaternion turns), ``"x"`` (the state, ``n_q + n``), ``"2n"`` (the tangent space of the state, where
-    ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"f"`` frames; numbers stay."""
+    ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"f"`` frames, ``"c"`` contacts; numbers stay."""
     n_q = n if n_q is None else n_q
-    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "f": f}
+    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "f": f, "c": c}
     return tuple(s if isinstance(s, int) else named[s] for s in shape)
 
 
 def model_sizes(shape: tuple, model: Model) -> tuple:
     """:func:`sizes` with every count taken from ``model``."""
-    frames = len(getattr(model, "frames", ()))
-    return sizes(shape, model.n, model.m, getattr(model, "k", 0), len(model.q), frames)
+    frames, contacts = len(getattr(model, "frames", ())), len(getattr(model, "contacts", ()))
+    return sizes(shape, model.n, model.m, getattr(model, "k", 0), len(model.q), frames, contacts)
 
 
 def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple = (STATE,)) -> Function:
@@ -252,6 +252,17 @@ MULTIPLIERS = Function(
 )
 
 
+#: The forces of a robot's point contacts on it (world axes), from the multipliers (solved at run time).
+CONTACT_FORCES = Function(
+    "contact_forces_fun",
+    "Contact forces: the force each point contact exerts on the robot, world axes (CONTACTS x 3).",
+    (STATE, INPUT),
+    (("forces", ("c", 3)),),
+    (),
+    numeric=True,
+)
+
+
 def available(model: Model) -> tuple:
     """Every function ``model``'s package can hold, in the order of its ``__init__``.
 
@@ -267,7 +278,9 @@ def available(model: Model) -> tuple:
     arrays = tuple(f for f in FUNCTIONS if not f.solve and not f.uses)
     solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
     extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ()) + frames
-    result = arrays + extra + solves + ((MULTIPLIERS,) if constrained else ()) + tuple(f for f in FUNCTIONS if f.uses)
+    contacts = (CONTACT_FORCES,) if getattr(model, "contacts", ()) else ()
+    multipliers = ((MULTIPLIERS,) if constrained else ()) + contacts
+    result = arrays + extra + solves + multipliers + tuple(f for f in FUNCTIONS if f.uses)
     if speeds:
         result = tuple(replace(f, calls=SPEED_CALLS.get(f.name, ())) for f in result)
     return result
@@ -362,7 +375,10 @@ def arrays(model: Model) -> tuple:
 
 
 #: Functions by name.
-BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + FRAME_FUNCTIONS + (MULTIPLIERS,)}
+BY_NAME = {
+    f.name: f
+    for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + FRAME_FUNCTIONS + (MULTIPLIERS, CONTACT_FORCES)
+}
 
 
 def built(model: Model) -> tuple:

@@ -80,6 +80,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
     rates = getattr(model, "kinematics", None)
     if rates is not None:  # models without generalized speeds keep the fingerprint they always had
         parts.append(repr([sympy.srepr(rate) for rate in rates]))
+    if getattr(model, "contacts", ()):  # models without contacts keep the fingerprint they always had
+        parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
     if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
         parts.append("frames=" + ",".join(model.frames))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
@@ -113,13 +115,14 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "n_x": len(model.state),
         "free_flyer": model.tree is not None and model.tree.free is not None,
         "frames": list(model.frames),
+        "contacts": [name for name, _ in model.contacts],
         "m": model.m,
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],
         "actuated": model.actuated,
         "k": model.k,
         "kinematics": getattr(model, "kinematics", None) is not None,
-        "holonomic": len(model.constraints),
+        "holonomic": model.n_holonomic,
         "stabilization": repr(float(model.stabilization)),
         "params": [
             {"name": name, "default": None if value is None else repr(float(value))}

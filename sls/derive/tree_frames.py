@@ -17,14 +17,65 @@ its velocities and accelerations (body frame) come from :meth:`~sls.derive.rigid
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from sls.algebra.expressions import symbol
 from sls.algebra.graph import Graph
+from sls.arrays import nest
 from sls.derive.named_arrays import FRAME_ARRAYS
 from sls.derive.rigid_body import TreeDynamics
-from sls.derive.tree_bodies import placements
+from sls.derive.tree_bodies import constant, placements
 from sls.errors import ModelError
-from sls.model.tree import Robot
+from sls.model.tree import Robot, contact_parameter
+
+
+@dataclass(frozen=True)
+class LinkMotion:
+    """A link's frame on the graph: ``rotation`` (3 × 3 nodes) and ``origin`` (3) in the world, the twist ``[ṗ; ω]``
+    (6, world axes), the same in the link's own axes (``local``, 6) and the drift ``[p̈; ω̇]`` at ``v̇ = 0``
+    (6, world axes)."""
+
+    rotation: list
+    origin: list
+    twist: list
+    local: list
+    drift: list
+
+
+class TreeMotion:
+    """Every body's world pose, velocities and zero-``v̇`` accelerations, built once; :meth:`link` per link."""
+
+    def __init__(self, tree: TreeDynamics, robot: Robot, dq: Sequence[int]) -> None:
+        g = tree.graph
+        self.tree, self.robot = tree, robot
+        self.where = placements(robot)
+        self.poses = world_poses(tree)
+        self.velocities = tree.velocities(dq)
+        self.accelerations = tree.accelerations(dq, [g.zero] * tree.n, g.zero)
+
+    def link(self, name: str, what: str = "frames") -> LinkMotion:
+        """The motion of link ``name`` (``what`` names the list it came from, for the error)."""
+        g, vec = self.tree.graph, self.tree.vec
+        if name not in self.where:
+            raise ModelError(f"{what}: '{name}' is not a link of the robot")
+        body, R, t = self.where[name]
+        offset = [vec.num(value) for value in t]
+        if body < 0:
+            rotation = [[vec.num(value) for value in row] for row in R]
+            return LinkMotion(rotation, offset, [g.zero] * 6, [g.zero] * 6, [g.zero] * 6)
+        R_b, p_b = self.poses[body]
+        omega, v = self.velocities[body]
+        domega, dv = self.accelerations[body]
+        linear = vec.add(v, vec.cross(omega, offset))
+        acceleration = vec.add(dv, vec.cross(domega, offset), vec.cross(omega, vec.cross(omega, offset)))
+        return LinkMotion(
+            rotation=_matmul_constant(g, R_b, R, vec),
+            origin=vec.add(p_b, _matvec(g, R_b, offset)),
+            twist=_matvec(g, R_b, linear) + _matvec(g, R_b, omega),
+            local=_transposed_times(g, R, linear, vec) + _transposed_times(g, R, omega, vec),
+            drift=_matvec(g, R_b, acceleration) + _matvec(g, R_b, domega),
+        )
 
 
 def frame_arrays(tree: TreeDynamics, robot: Robot, frames: Sequence[str], dq: Sequence[int]) -> dict:
@@ -32,40 +83,59 @@ def frame_arrays(tree: TreeDynamics, robot: Robot, frames: Sequence[str], dq: Se
 
     ``dq`` are the speed nodes (n). Raises :class:`~sls.errors.ModelError` naming a frame that is not a link.
     """
-    g, vec = tree.graph, tree.vec
-    where = placements(robot)
-    for name in frames:
-        if name not in where:
-            raise ModelError(f"frames: '{name}' is not a link of the robot")
-    poses = world_poses(tree)
-    velocities = tree.velocities(dq)
-    accelerations = tree.accelerations(dq, [g.zero] * tree.n, g.zero)
+    g = tree.graph
+    motion = TreeMotion(tree, robot, dq)
     result: dict = {key: [] for key in FRAME_ARRAYS}
     for name in frames:
-        body, R, t = where[name]
-        offset = [vec.num(value) for value in t]
-        if body < 0:
-            rotation, origin = [[vec.num(value) for value in row] for row in R], offset
-            twist, drift, local = [g.zero] * 6, [g.zero] * 6, [g.zero] * 6
-        else:
-            R_b, p_b = poses[body]
-            omega, v = velocities[body]
-            domega, dv = accelerations[body]
-            rotation = _matmul_constant(g, R_b, R, vec)
-            origin = vec.add(p_b, _matvec(g, R_b, offset))
-            linear = vec.add(v, vec.cross(omega, offset))
-            twist = _matvec(g, R_b, linear) + _matvec(g, R_b, omega)
-            acceleration = vec.add(dv, vec.cross(domega, offset), vec.cross(omega, vec.cross(omega, offset)))
-            drift = _matvec(g, R_b, acceleration) + _matvec(g, R_b, domega)
-            local = _transposed_times(g, R, linear, vec) + _transposed_times(g, R, omega, vec)  # in the link's axes
-        result["frame_pose"].append([rotation[i] + [origin[i]] for i in range(3)] + [[g.zero, g.zero, g.zero, g.one]])
-        result["frame_jacobian"].append(g.jacobian(twist, list(dq)))
-        result["frame_jacobian_local"].append(g.jacobian(local, list(dq)))
-        result["frame_jdot_v"].append(drift)
-    com, com_velocity = centre_of_mass(tree, robot, poses, velocities)
+        link = motion.link(name)
+        rows = [link.rotation[i] + [link.origin[i]] for i in range(3)]
+        result["frame_pose"].append(rows + [[g.zero, g.zero, g.zero, g.one]])
+        result["frame_jacobian"].append(g.jacobian(link.twist, list(dq)))
+        result["frame_jacobian_local"].append(g.jacobian(link.local, list(dq)))
+        result["frame_jdot_v"].append(link.drift)
+    com, com_velocity = centre_of_mass(tree, robot, motion.poses, motion.velocities)
     result["com"] = com
     result["com_jacobian"] = g.jacobian(com_velocity, list(dq))
     return result
+
+
+def contact_terms(
+    tree: TreeDynamics, robot: Robot, contacts: Sequence[tuple], x: Sequence[int], dq: Sequence[int], omega: float
+) -> dict:
+    """The constraint fields of :class:`~sls.derive.dynamics.Dynamics` for point contacts ``(link, "point")``.
+
+    Each holds the link's origin at the parameters ``contact_<link>_x, _y, _z`` (world): ``c = p − p₀`` (3 rows),
+    ``A = ∂ṗ/∂v`` (the linear rows of the frame Jacobian), the bias ``g = −J̇v − 2ω ṗ − ω² c`` (Baumgarte rate
+    ``omega``, 0: off) so that ``A v̇ = g``; ``A``'s and ``g``'s Jacobians with respect to ``x`` (``n_q + n``).
+    """
+    g = tree.graph
+    motion = TreeMotion(tree, robot, dq)
+    c, A, bias = [], [], []
+    for name, _kind in contacts:
+        link = motion.link(name, "contacts")
+        anchor = [g.symbol(symbol(contact_parameter(name, axis))) for axis in "xyz"]
+        gap = [g.sub(p, p0) for p, p0 in zip(link.origin, anchor)]
+        velocity, drift = link.twist[:3], link.drift[:3]
+        c += gap
+        A += g.jacobian(velocity, list(dq))
+        for i in range(3):
+            terms = [g.neg(drift[i])]
+            if omega:
+                terms += [
+                    g.neg(g.mul((g.number(constant(2 * omega)), velocity[i]))),
+                    g.neg(g.mul((g.number(constant(omega * omega)), gap[i]))),
+                ]
+            bias.append(g.add(terms))
+    n, k = len(dq), len(c)
+    A_flat = [e for row in A for e in row]
+    dA = [g.forward(A_flat, {xl: g.one}) for xl in x]
+    return {
+        "constraint": tuple(c),
+        "constraint_jac": nest(A_flat, (k, n)),
+        "constraint_jac_jac": nest([dA[col][r] for r in range(k * n) for col in range(len(x))], (k, n, len(x))),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": nest([e for row in g.jacobian(bias, list(x)) for e in row], (k, len(x))),
+    }
 
 
 def world_poses(tree: TreeDynamics) -> list:

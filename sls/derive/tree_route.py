@@ -97,6 +97,19 @@ class TreeTerms(GraphTerms):
             M[k][k] = self.graph.add((M[k][k], a))
         return M
 
+    def _constraints(self) -> dict:
+        """A robot's contacts (:func:`~sls.derive.tree_frames.contact_terms`), or the graph route's constraints."""
+        model = self.model
+        if not model.contacts:
+            return super()._constraints()
+        if model.constraints or model.velocity_constraints:
+            raise ValueError("a robot's constraints are its contacts; other constraints cannot be added to them")
+        from sls.derive.tree_frames import contact_terms
+        from sls.model.tree import Robot
+
+        assert isinstance(model.tree, Robot)
+        return contact_terms(self.tree, model.tree, model.contacts, self.x, self.dq, float(model.stabilization))
+
     def _frames(self) -> dict:
         """Poses, Jacobians, ``J̇v`` of ``model.frames`` and the centre of mass (:mod:`sls.derive.tree_frames`)."""
         from sls.derive.tree_frames import frame_arrays

@@ -8,6 +8,7 @@ rotation follows URDF's fixed-axis roll, pitch, yaw convention (:func:`rpy_matri
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, fields
 
 #: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
@@ -141,3 +142,8 @@ def rpy_matrix(rpy: tuple) -> tuple:
         (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
         (-sp, cp * sr, cp * cr),
     )
+
+
+def contact_parameter(link: str, axis: str) -> str:
+    """The name of the parameter holding a contact's place along ``axis`` (``x``, ``y``, ``z``, world frame)."""
+    return f"contact_{re.sub(r'[^A-Za-z0-9_]', '_', link)}_{axis}"

@@ -57,7 +57,12 @@ def is_urdf_example(name: str) -> bool:
 
 
 def load_example(
-    name: str, *, floating_base: bool = False, base_orientation: str = "quaternion", frames: str | None = None
+    name: str,
+    *,
+    floating_base: bool = False,
+    base_orientation: str = "quaternion",
+    frames: str | None = None,
+    contacts: str | None = None,
 ) -> Model:
     """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
     package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
@@ -74,8 +79,9 @@ def load_example(
             floating_base=floating_base,
             base_orientation=base_orientation,
             frames=frames,
+            contacts=contacts,
         )
-    if floating_base or frames is not None:
+    if floating_base or frames is not None or contacts is not None:
         robots = ", ".join(n for n in example_names() if is_urdf_example(n))
         raise ModelFileError(
             f"example '{name}' is not a URDF robot: floating_base and frames go with a robot (the bundled robots: "

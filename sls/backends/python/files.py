@@ -180,9 +180,18 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
             files[f"{name}.py"] = env.get_template("function.py.j2").render(
                 ctx=ctx, fn=function_spec(name, model), kernel=kernels[name], out=out
             )
-    copies = {"_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}}
+    copies: dict[str, dict[str, object]] = {
+        "_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
+    }
     if any(f.numeric for f in chosen):
-        copies["_constrained.py"] = {"N": ctx["n"], "K": ctx["k"], "M_INPUTS": ctx["m"]}
+        copies["_constrained.py"] = {
+            "N": ctx["n"],
+            "N_Q": ctx["n_q"],
+            "K": ctx["k"],
+            "M_INPUTS": ctx["m"],
+            "SPEEDS": ctx["kinematics"],
+            "CONTACTS": len(ctx["contacts"]),
+        }
     if ctx["free_flyer"]:
         copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
     for name, values in copies.items():

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from sls.algebra.expressions import symbol
 from sls.errors import ModelFileError, SlsError
-from sls.model import Model, build_model, did_you_mean
+from sls.model import Model, build_model, check_value, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
 from sls.readers.common import check_table_keys, read_model_text, with_param_table
+from sls.readers.urdf.contacts import contact_defaults, contact_specs
 from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
@@ -31,6 +32,8 @@ def load_urdf(
     floating_base: bool = False,
     base_orientation: str = "quaternion",
     frames: Sequence[str] | str | None = None,
+    contacts: Sequence[str] | str | None = None,
+    constraint_stabilization: float = 0.0,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -43,6 +46,9 @@ def load_urdf(
 
     ``frames`` names links (a list, or a comma-separated string; ``"all"``: every link) whose world poses,
     Jacobians and ``J̇v`` are generated, with the centre of mass (:data:`sls.functions.FRAME_FUNCTIONS`).
+    ``contacts`` (``LINK`` or ``LINK:point``, a list or comma-separated) holds links' origins in place: three
+    holonomic constraints each, at the parameters ``contact_<link>_x, _y, _z`` (default: where the origin is at
+    the neutral configuration), with the Baumgarte rate ``constraint_stabilization``.
     """
     path = Path(path)
     if text is None:
@@ -82,6 +88,20 @@ def load_urdf(
         raise ModelFileError(f"{filename}: {exc}") from None
     if frames is not None:
         model = replace(model, frames=frame_names(frames, robot, text, filename))
+    if contacts is not None:
+        specs = contact_specs(contacts, file_links(robot, text, filename), filename)
+        try:
+            stabilization = check_value("constraint_stabilization", constraint_stabilization)
+        except SlsError as exc:
+            raise ModelFileError(f"{filename}: {exc}") from None
+        if stabilization < 0:
+            raise ModelFileError(f"{filename}: constraint_stabilization must be >= 0 (0: off), got {stabilization:g}")
+        model = replace(
+            model,
+            contacts=specs,
+            params={**model.params, **contact_defaults(robot, specs)},
+            stabilization=stabilization,
+        )
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
@@ -90,7 +110,7 @@ def load_urdf(
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
-URDF_FILE_KEYS = ("urdf", "params", "frames")
+URDF_FILE_KEYS = ("urdf", "params", "frames", "contacts", "constraint_stabilization")
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
@@ -103,6 +123,9 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         isinstance(frames, list) and frames and all(isinstance(f, str) for f in frames) or frames == "all"
     ):
         raise ModelFileError(f"{path}: 'frames' must be a list of link names (or \"all\")")
+    contacts = data.get("contacts")
+    if contacts is not None and not (isinstance(contacts, list) and all(isinstance(c, str) for c in contacts)):
+        raise ModelFileError(f"{path}: 'contacts' must be a list of LINK or LINK:point")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -123,16 +146,24 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         floating_base=floating,
         base_orientation=orientation,
         frames=frames,
+        contacts=contacts,
+        constraint_stabilization=data.get("constraint_stabilization", 0.0),
     )
     return with_param_table(model, params, path)
+
+
+def file_links(robot: Robot, text: str, filename: str) -> list:
+    """The links the file defines, in tree order (not those sls adds for a floating base)."""
+    in_file = {element.get("name") for element in xml_root(text, filename).findall("link")}
+    return [link for link in [robot.root] + [joint.child for joint in robot.joints] if link in in_file]
 
 
 def frame_names(frames: Sequence[str] | str, robot: Robot, text: str, filename: str) -> tuple:
     """The frames asked for (link names; ``"all"``: every link of the file, in tree order) checked against the
     robot's links."""
     names = [name.strip() for name in frames.split(",")] if isinstance(frames, str) else list(frames)
-    in_file = {element.get("name") for element in xml_root(text, filename).findall("link")}
-    links = [link for link in [robot.root] + [joint.child for joint in robot.joints] if link in in_file]
+    links = file_links(robot, text, filename)
+    in_file = set(links)
     if names == ["all"]:
         return tuple(links)
     for name in names:
