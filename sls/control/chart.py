@@ -23,7 +23,7 @@ import numpy as np
 
 from sls.errors import ControlError
 
-__all__ = ["ChartError", "ChartGuard", "guard"]
+__all__ = ["ChartError", "ChartGuard", "StepObserver", "guard"]
 
 #: What a package without CHART_MARGIN but with CHART_PITCH uses (the value sls writes).
 DEFAULT_MARGIN = 1e-3
@@ -66,12 +66,49 @@ class ChartGuard:
 
     def events(self) -> list[Event]:
         """Terminal events ``cos(pitch) ∓ margin`` for solve_ivp: a step that enters the margin, or jumps over it
-        (``cos(pitch)`` changes sign), crosses one of them."""
+        once (``cos(pitch)`` changes sign), crosses one of them."""
         events: list[Event] = []
         for index, _ in self.pitch:
             for offset in (-self.margin, self.margin):
                 events.append(_event(index, offset))
         return events
+
+    def observer(self) -> StepObserver:
+        """An event that never fires but sees every accepted step (solve_ivp calls each event once per step, in
+        order): it finds a step that jumps over a pole twice or more, which ``cos(pitch)`` does not show."""
+        return StepObserver(self)
+
+
+class StepObserver:
+    """Called by solve_ivp as an event at the start and after every accepted step; records the first step whose
+    ends lie on different sides of a pole (the unwrapped pitch passed ``π/2 + kπ``)."""
+
+    terminal = False
+    direction = 0.0
+
+    def __init__(self, chart: ChartGuard) -> None:
+        self.chart = chart
+        self.last: tuple[float, np.ndarray] | None = None
+        self.crossing: tuple[float, str, float] | None = None
+
+    def __call__(self, t: float, x: np.ndarray) -> float:
+        if self.crossing is None and self.last is not None:
+            t_old, x_old = self.last
+            for index, name in self.chart.pitch:
+                before, after = float(x_old[index]), float(x[index])
+                k_before, k_after = _pole_index(before), _pole_index(after)
+                if k_before != k_after:
+                    pole = math.pi / 2 + math.pi * min(k_before, k_after)
+                    t_pole = t_old + (t - t_old) * (pole - before) / (after - before)
+                    self.crossing = (t_pole, name, pole)
+                    break
+        self.last = (t, np.array(x, dtype=float))
+        return 1.0
+
+
+def _pole_index(pitch: float) -> int:
+    """``k`` with ``pitch`` in ``[π/2 + (k − 1)π, π/2 + kπ)``: it changes where the pitch passes a pole."""
+    return math.floor((pitch - math.pi / 2) / math.pi) + 1
 
 
 def _event(index: int, offset: float) -> Event:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from sls.control.chart import ChartError, ChartGuard, guard
+from sls.control.chart import ChartError, ChartGuard, StepObserver, guard
 from sls.control.package import (
     Package,
     call,
@@ -152,14 +152,14 @@ def simulate(
     options.update(solve_ivp_kwargs)
     if method in STIFF_METHODS and "jac" not in options and not on_manifold(module):
         options["jac"] = closed_loop_jacobian(module, controller, params=values)
-    given = _with_chart_events(options, chart)
+    given, observer = _with_chart_events(options, chart)
     try:
         result = solve_ivp(rhs, (t0, t1), start, method=method, **options)
     except ChartError:
         raise
     except ControlError as exc:
         raise ControlError(f"the simulation stopped at t = {now[0]:.6g}: {exc}") from None
-    _check_chart_events(result, chart, given)
+    _check_chart_events(result, chart, given, observer)
     if progress is not None:
         progress(float(result.t[-1]))
     result.y = normalized(module, result.y.T).T
@@ -177,29 +177,34 @@ def simulate(
     return result
 
 
-def _with_chart_events(options: dict[str, Any], chart: ChartGuard | None) -> int | None:
-    """Add the chart guard's terminal events to ``options["events"]`` (after the caller's); returns how many events
-    the caller gave (``None``: no ``events`` argument)."""
+def _with_chart_events(options: dict[str, Any], chart: ChartGuard | None) -> tuple[int | None, StepObserver | None]:
+    """Add the chart guard's events to ``options["events"]`` (after the caller's): the terminal ones, then the step
+    observer. Returns how many events the caller gave (``None``: no ``events`` argument) and the observer."""
     if chart is None:
-        return None
+        return None, None
     given = options.get("events")
     caller = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
-    options["events"] = caller + chart.events()
-    return None if given is None else len(caller)
+    observer = chart.observer()
+    options["events"] = caller + chart.events() + [observer]
+    return (None if given is None else len(caller)), observer
 
 
-def _check_chart_events(result: Any, chart: ChartGuard | None, given: int | None) -> None:
-    """Raise the chart guard's line if one of its events ended the run; give the caller back only their events."""
+def _check_chart_events(result: Any, chart: ChartGuard | None, given: int | None, observer: Any) -> None:
+    """Raise the chart guard's line if one of its events ended the run, or a step jumped over a pole; give the
+    caller back only their events."""
     if chart is None:
         return
     count = given or 0
-    ours = result.t_events[count:]
+    ours = result.t_events[count : count + 2 * len(chart.pitch)]
     hits = [(float(times[0]), k) for k, times in enumerate(ours) if len(times)]
     if hits:
         t, k = min(hits)
         index, name = chart.pitch[k // 2]
         value = float(result.y_events[count + k][0][index])
         raise ChartError(chart.message(name, value, t))
+    if observer.crossing is not None:
+        t, name, pole = observer.crossing
+        raise ChartError(chart.message(name, pole, t))
     if given is None:
         result.t_events, result.y_events = None, None
     else:
