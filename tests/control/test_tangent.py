@@ -260,3 +260,16 @@ def test_a_plot_of_a_quaternion_base_splits_coordinates_and_speeds(drone):
     figure = simulation_figure(result, drone.STATE)
     labels = [[line.get_label() for line in ax.get_lines()] for ax in figure.axes]
     assert labels[0] == list(drone.STATE[:7]) and labels[1] == list(drone.STATE[7:])
+
+
+def test_xdot_fun_stacks_the_coordinate_rates_and_the_speed_rates(body):
+    """xdot_fun(x, u) = [qdot_fun(x); vdot_fun(x, u)] (N_Q + N_V entries), for one state and a batch."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [rng.normal(size=(4, 3)), Rotation.random(4, random_state=rng).as_quat(), rng.normal(size=(4, 6))], axis=1
+    )
+    u = rng.normal(size=6)
+    expected = np.concatenate([body.qdot_fun(x), body.vdot_fun(x, u)], axis=-1)
+    assert body.xdot_fun(x, u).shape == (4, 13)
+    np.testing.assert_allclose(body.xdot_fun(x, u), expected, rtol=1e-14)
+    np.testing.assert_allclose(body.xdot_fun(x[0], u), expected[0], rtol=1e-14)
