@@ -100,6 +100,29 @@ def _energy_parts(model: Model) -> list[str]:
     return [sympy.srepr(model.T), sympy.srepr(model.V)]
 
 
+#: The yaw-pitch-roll chart of a floating base (``--base-orientation euler``) is refused where ``|cos(pitch)|`` is
+#: below this (pitch within about 1e-3 rad, 0.06°, of ±90°). Measured on the hector quadrotor: at 1e-3 from the pole
+#: cond(M) is 1e8 (8 digits lost) and the Euler rates of a body turning at 1 rad/s are 1e3 rad/s; at 1e-6, cond(M)
+#: 1e14 and max|A| 1e11, numbers without meaning (returned silently before this guard).
+CHART_MARGIN = 1e-3
+
+
+def chart_pitch(model: Model) -> list[dict]:
+    """The pitch coordinates of ``model``'s yaw-pitch-roll floating bases (the 5th joint of each ``floating``
+    chain x, y, z, yaw, pitch, roll): ``[{"index": state index, "name": state name}]``, empty for every other
+    model."""
+    tree = model.tree
+    if tree is None:
+        return []
+    order = [joint.name for joint in tree.movable]
+    pitch = []
+    for base in tree.bases:
+        if base.kind == "floating" and len(base.joints) == 6 and base.joints[4] in order:
+            index = order.index(base.joints[4])
+            pitch.append({"index": index, "name": model.state[index].name})
+    return pitch
+
+
 def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
     """Template variables describing ``model`` (``simplify``: generated with ``--simplify``;
     ``method``: the derivation route, see :data:`sls.derive.METHODS`)."""
@@ -116,6 +139,8 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "free_flyer": model.tree is not None and model.tree.free is not None,
         "frames": list(model.frames),
         "contacts": [name for name, _ in model.contacts],
+        "chart_pitch": chart_pitch(model),
+        "chart_margin": repr(CHART_MARGIN),
         "m": model.m,
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],

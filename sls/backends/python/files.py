@@ -48,7 +48,7 @@ FRAME_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in fu
 #: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
 CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
 #: The runtime modules: they hold no generated function (the name check skips them).
-RUNTIME = ("_runtime.py", "_constrained.py")
+RUNTIME = ("_runtime.py", "_constrained.py", "_chart.py")
 
 
 def modules(model: Model) -> tuple:
@@ -194,6 +194,9 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
         }
     if ctx["free_flyer"]:
         copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
+    if ctx["chart_pitch"]:
+        pitch = ", ".join(f'({p["index"]}, "{p["name"]}")' for p in ctx["chart_pitch"])
+        copies["_chart.py"] = {"PITCH": f"({pitch},)", "MARGIN": ctx["chart_margin"]}
     for name, values in copies.items():
         text = runtime_text(runtime[name], values) if name in runtime else ""
         files[name] = env.get_template(f"{name}.j2").render(ctx=ctx, runtime=text)
