@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
@@ -11,6 +12,7 @@ from sls.errors import ModelError, ModelFileError, SlsError
 from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
 from sls.model.free_flyer import free_flyer_rates
 from sls.readers.common import read_model_text
+from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import BASE_ORIENTATIONS, parse_urdf
@@ -27,6 +29,9 @@ def load_urdf(
     text: str | None = None,
     floating_base: bool = False,
     base_orientation: str = "quaternion",
+    inputs: Sequence[str] | None = None,
+    actuation: Mapping[str, object] | None = None,
+    params: Mapping[str, float] | None = None,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -36,6 +41,11 @@ def load_urdf(
     base_qx, base_qy, base_qz, base_qw``, speeds ``base_vx … base_wz`` in the base's frame, as Pinocchio's
     free-flyer, :mod:`sls.model.free_flyer`) or ``"euler"`` (coordinates ``base_x, base_y, base_z, base_yaw,
     base_pitch, base_roll``, their rates the speeds; singular at pitch ±90°).
+
+    ``inputs`` (new input names) and ``actuation`` (the robot's own inputs, ``tau_<joint>`` or ``base_fx …
+    base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
+    robot is driven (:mod:`sls.readers.urdf.actuation`); own inputs not named are unactuated. ``params``
+    gives other defaults to the robot's parameters and values to those of the actuation.
     """
     path = Path(path)
     if text is None:
@@ -45,6 +55,37 @@ def load_urdf(
         raise ModelFileError(
             f"{filename}: base orientation must be one of {', '.join(BASE_ORIENTATIONS)}, got {base_orientation!r}"
         )
+    drive = None if inputs is None and actuation is None else Drive(inputs, actuation, filename, API_NAMES)
+    model = _robot_model(
+        path, text, name=name, source=source, floating_base=floating_base, base_orientation=base_orientation,
+        drive=drive,
+    )
+    return model if params is None else with_params(model, params, f"{filename}: params")
+
+
+@dataclass(frozen=True)
+class Drive:
+    """How a robot is driven: new ``inputs`` and the ``actuation`` table (see :func:`actuate`); ``where`` starts
+    the messages (the file that holds the table), ``names`` are how they call the two."""
+
+    inputs: object
+    actuation: object
+    where: str
+    names: tuple[str, str]
+
+
+def _robot_model(
+    path: Path,
+    text: str,
+    *,
+    name: str | None,
+    source: str | None,
+    floating_base: bool,
+    base_orientation: str,
+    drive: Drive | None,
+) -> Model:
+    """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``."""
+    filename = str(path)
     robot = parse_urdf(text, filename, floating_base=floating_base, base_orientation=base_orientation)
     names = state_names(robot, filename)
     parameters = friction_parameters(robot)
@@ -54,7 +95,14 @@ def load_urdf(
     T, V, fric = energies(robot, names, frames)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
-    actuated = not robot.bases
+    if drive is not None:
+        try:
+            inputs, forces = actuate(
+                inputs, forces, drive.inputs, drive.actuation, state=names, params=list(params), names=drive.names
+            )
+        except SlsError as exc:
+            raise ModelFileError(f"{drive.where}: {exc}") from None
+    actuated = not robot.bases and drive is None
     free, joints = split_names(robot, names)
     rates = free_flyer_rates(*free) + joints[1] if robot.free is not None else None
     try:
@@ -81,17 +129,23 @@ def load_urdf(
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
-URDF_FILE_KEYS = ("urdf", "params")
+URDF_FILE_KEYS = ("urdf", "params", "inputs", "actuation")
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
-    file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
+    file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
+    defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs."""
     what = f"{path}: [urdf]"
     unknown = sorted(set(data) - set(URDF_FILE_KEYS))
     if unknown:
         if closest(unknown[0], URDF_FILE_KEYS) is not None:
             raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
+        if unknown[0] == "forces":
+            raise ModelFileError(
+                f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
+                "file; say how its inputs are driven with inputs = [...] and an [actuation] table"
+            )
         raise ModelFileError(
             f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
         )
@@ -114,17 +168,27 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         )
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
-    model = load_urdf(
-        Path(path).parent / file, name=name, source=source, floating_base=floating, base_orientation=orientation
+    drive = None
+    if "inputs" in data or "actuation" in data:
+        drive = Drive(data.get("inputs"), data.get("actuation"), str(path), TOML_NAMES)
+    urdf = Path(path).parent / file
+    model = _robot_model(
+        urdf, read_model_text(urdf), name=name, source=source, floating_base=floating,
+        base_orientation=orientation, drive=drive,
     )
+    return replace(with_params(model, params, f"{path}: [params]"), file=str(path))
+
+
+def with_params(model: Model, params: Mapping[str, object], what: str) -> Model:
+    """``model`` with other default values for some of its parameters; ``what`` starts the messages."""
     unknown = sorted(set(params) - set(model.params))
     if unknown:
         raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            f"{what} {unknown[0]}: the robot has no parameter of that name"
             + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
         )
     try:
         values = {key: check_value(key, value) for key, value in params.items()}
     except ModelError as exc:
-        raise ModelFileError(f"{path}: [params] {exc}") from None
-    return replace(model, params={**model.params, **values}, file=str(path))
+        raise ModelFileError(f"{what} {exc}") from None
+    return replace(model, params={**model.params, **values})
