@@ -182,6 +182,22 @@ def test_the_python_api_gives_the_same_model_as_the_toml_file(tmp_path):
     )
 
 
+def test_a_python_model_file_hands_over_an_actuated_robot(tmp_path):
+    """The way docs/robots.md shows: the model file loads the robot with the keywords and exports its parts."""
+    (tmp_path / "acrobot.urdf").write_text(ACROBOT)
+    (tmp_path / "model.py").write_text(
+        "from pathlib import Path\nimport sls\n\n"
+        'robot = sls.load_urdf(Path(__file__).parent / "acrobot.urdf", inputs=["tau"], '
+        'actuation={"tau_elbow": "tau"})\n'
+        "T, V, fric, x = robot.T, robot.V, robot.fric, robot.state\n"
+        "params, inputs, forces = robot.params, robot.inputs, robot.forces\n"
+    )
+    model = sls.load_python(tmp_path / "model.py")
+    direct = sls.load_urdf(tmp_path / "acrobot.urdf", inputs=["tau"], actuation={"tau_elbow": "tau"})
+    assert model.inputs == direct.inputs and model.forces == direct.forces and model.state == direct.state
+    assert model.T == direct.T and model.V == direct.V and model.params == direct.params
+
+
 def test_a_gearbox_ratio_scales_the_motor_torque(tmp_path):
     (tmp_path / "arm.urdf").write_text(ACROBOT)
     (tmp_path / "geared.toml").write_text(
