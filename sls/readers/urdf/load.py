@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
-from sls.errors import ModelFileError, SlsError
+from sls.errors import ModelError, ModelFileError, SlsError
 from sls.model import Model, build_model, check_value, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
 from sls.readers.common import check_table_keys, read_model_text, with_param_table
+from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.contacts import contact_defaults, contact_specs
 from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
@@ -34,6 +35,9 @@ def load_urdf(
     frames: Sequence[str] | str | None = None,
     contacts: Sequence[str] | str | None = None,
     constraint_stabilization: float = 0.0,
+    inputs: Sequence[str] | None = None,
+    actuation: Mapping[str, object] | None = None,
+    params: Mapping[str, float] | None = None,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -49,10 +53,58 @@ def load_urdf(
     ``contacts`` (``LINK`` or ``LINK:point``, a list or comma-separated) holds links' origins in place: three
     holonomic constraints each, at the parameters ``contact_<link>_x, _y, _z`` (default: where the origin is at
     the neutral configuration), with the Baumgarte rate ``constraint_stabilization``.
+
+    ``inputs`` (new input names) and ``actuation`` (the robot's own inputs, ``tau_<joint>`` or ``base_fx …
+    base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
+    robot is driven (:mod:`sls.readers.urdf.actuation`); own inputs not named are unactuated. ``params``
+    gives other defaults to the robot's parameters and values to those of the actuation.
     """
     path = Path(path)
     if text is None:
         text = read_model_text(path)
+    filename = str(path)
+    drive = None if inputs is None and actuation is None else Drive(inputs, actuation, filename, API_NAMES)
+    model = _robot_model(
+        path,
+        text,
+        name=name,
+        source=source,
+        floating_base=floating_base,
+        base_orientation=base_orientation,
+        frames=frames,
+        contacts=contacts,
+        constraint_stabilization=constraint_stabilization,
+        drive=drive,
+    )
+    return model if params is None else with_params(model, params, f"{filename}: params")
+
+
+@dataclass(frozen=True)
+class Drive:
+    """How a robot is driven: new ``inputs`` and the ``actuation`` table (see :func:`actuate`); ``where`` starts
+    the messages (the file that holds the table), ``names`` are how they call the two."""
+
+    inputs: object
+    actuation: object
+    where: str
+    names: tuple[str, str]
+
+
+def _robot_model(
+    path: Path,
+    text: str,
+    *,
+    name: str | None,
+    source: str | None,
+    floating_base: bool,
+    base_orientation: str,
+    frames: Sequence[str] | str | None,
+    contacts: Sequence[str] | str | None,
+    constraint_stabilization: float,
+    drive: Drive | None,
+) -> Model:
+    """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``, with
+    its ``frames`` and ``contacts`` (see :func:`load_urdf`)."""
     filename = str(path)
     if base_orientation not in BASE_ORIENTATIONS:
         raise ModelFileError(
@@ -67,7 +119,14 @@ def load_urdf(
     T, V, fric = energies(robot, names, motion)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
-    actuated = not robot.bases
+    if drive is not None:
+        try:
+            inputs, forces = actuate(
+                inputs, forces, drive.inputs, drive.actuation, state=names, params=list(params), names=drive.names
+            )
+        except SlsError as exc:
+            raise ModelFileError(f"{drive.where}: {exc}") from None
+    actuated = not robot.bases and drive is None
     free, joints = split_names(robot, names)
     rates = free_flyer_rates(*free) + joints[1] if robot.free is not None else None
     try:
@@ -110,12 +169,19 @@ def load_urdf(
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
-URDF_FILE_KEYS = ("urdf", "params", "frames", "contacts", "constraint_stabilization")
+URDF_FILE_KEYS = ("urdf", "params", "inputs", "actuation", "frames", "contacts", "constraint_stabilization")
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
-    file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
+    file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
+    defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs; ``frames``,
+    ``contacts`` and ``constraint_stabilization`` as :func:`load_urdf` takes them."""
+    if "forces" in data:
+        raise ModelFileError(
+            f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
+            "file; say how its inputs are driven with inputs = [...] and an [actuation] table"
+        )
     table = check_table_keys(data, path, "urdf", URDF_FILE_KEYS, URDF_TABLE_KEYS, 'file = "robot.urdf"')
     what, params = f"{path}: [urdf]", data.get("params", {})
     frames = data.get("frames")
@@ -139,8 +205,13 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         )
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
-    model = load_urdf(
-        Path(path).parent / file,
+    drive = None
+    if "inputs" in data or "actuation" in data:
+        drive = Drive(data.get("inputs"), data.get("actuation"), str(path), TOML_NAMES)
+    urdf = Path(path).parent / file
+    model = _robot_model(
+        urdf,
+        read_model_text(urdf),
         name=name,
         source=source,
         floating_base=floating,
@@ -148,8 +219,24 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         frames=frames,
         contacts=contacts,
         constraint_stabilization=data.get("constraint_stabilization", 0.0),
+        drive=drive,
     )
     return with_param_table(model, params, path)
+
+
+def with_params(model: Model, params: Mapping[str, object], what: str) -> Model:
+    """``model`` with other default values for some of its parameters; ``what`` starts the messages."""
+    unknown = sorted(set(params) - set(model.params))
+    if unknown:
+        raise ModelFileError(
+            f"{what} {unknown[0]}: the robot has no parameter of that name"
+            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
+        )
+    try:
+        values = {key: check_value(key, value) for key, value in params.items()}
+    except ModelError as exc:
+        raise ModelFileError(f"{what} {exc}") from None
+    return replace(model, params={**model.params, **values})
 
 
 def file_links(robot: Robot, text: str, filename: str) -> list:
