@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 import click
 
 from sls.backends import TARGETS
-from sls.cli.models import NLINK, NLINK_DEFAULT, load_model
+from sls.cli.models import NLINK, NLINK_DEFAULT, RobotOptions, load_model
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
 from sls.model import with_name
@@ -31,6 +31,7 @@ from sls.readers import (
 )
 from sls.readers.mjcf import MJCF_SUFFIXES
 from sls.readers.nlink import MAX_LINKS
+from sls.readers.urdf.xacro_files import is_xacro, parse_xacro_args
 from sls.version import __version__
 
 #: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
@@ -228,6 +229,21 @@ def examples_command() -> None:
     "parameters contact_<link>_x/_y/_z, by default where they are at the neutral configuration).",
 )
 @click.option(
+    "--xacro-arg",
+    "xacro_args",
+    multiple=True,
+    metavar="NAME:=VALUE",
+    help="xacro robots (NAME.urdf.xacro): an argument of the file (repeatable).",
+)
+@click.option(
+    "--package-path",
+    "package_paths",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="xacro robots: a folder holding the ROS packages $(find PKG) and package://PKG name (repeatable).",
+)
+@click.option(
     "--base-orientation",
     "base_orientation",
     type=click.Choice(("quaternion", "euler")),
@@ -283,6 +299,8 @@ def generate_command(
     base_orientation: str | None,
     frames: str | None,
     contacts: str | None,
+    xacro_args: tuple[str, ...],
+    package_paths: tuple[str, ...],
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -321,11 +339,10 @@ def generate_command(
         constraints,
         velocity_constraints,
         ranges,
-        floating_base,
         kinematics,
-        base_orientation,
-        frames,
-        contacts,
+        RobotOptions(
+            floating_base, base_orientation, frames, contacts, parse_xacro_args(xacro_args), tuple(package_paths)
+        ),
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)
@@ -339,7 +356,9 @@ def generate_command(
             with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
                 report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
     except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
-        is_file = model is not None and Path(model).suffix in (".toml", ".py", ".urdf", *MJCF_SUFFIXES)
+        is_file = model is not None and (
+            Path(model).suffix in (".toml", ".py", ".urdf", *MJCF_SUFFIXES) or is_xacro(model)
+        )
         if model is not None and is_file and not str(error).startswith(model):
             raise type(error)(f"{model}: {error}") from None
         raise

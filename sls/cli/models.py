@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -24,6 +25,32 @@ from sls.readers import (
 from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
 from sls.readers.nlink import nlink_pendulum
 from sls.readers.urdf import load_urdf
+from sls.readers.urdf.xacro_files import is_xacro
+
+
+@dataclass(frozen=True)
+class RobotOptions:
+    """The command line's options for a URDF (or xacro) robot: ``--floating-base``, ``--base-orientation``,
+    ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``) and ``--package-path``."""
+
+    floating_base: bool = False
+    base_orientation: str | None = None
+    frames: str | None = None
+    contacts: str | None = None
+    xacro_args: dict = field(default_factory=dict)
+    package_paths: tuple = ()
+
+    def urdf_keywords(self) -> dict:
+        """The keyword arguments of :func:`sls.load_urdf` these options give."""
+        return {
+            "floating_base": self.floating_base,
+            "base_orientation": self.base_orientation or "quaternion",
+            "frames": self.frames,
+            "contacts": self.contacts,
+            "xacro_args": self.xacro_args,
+            "package_paths": self.package_paths,
+        }
+
 
 #: The example built by a generator rather than read from a file.
 NLINK = "nlink"
@@ -65,14 +92,11 @@ def load_model(
     constraints: tuple = (),
     velocity_constraints: tuple = (),
     ranges: tuple = (),
-    floating_base: bool = False,
     kinematics: tuple = (),
-    base_orientation: str | None = None,
-    frames: str | None = None,
-    contacts: str | None = None,
+    robot_options: RobotOptions | None = None,
 ) -> Model:
     """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
-    ``floating_base``: ``--floating-base`` of a URDF model; ``base_orientation``: its ``--base-orientation``).
+    ``robot_options``: the options of a URDF robot, :class:`RobotOptions`).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
     ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
@@ -110,7 +134,12 @@ def load_model(
         )
     if inputs or forces:
         raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    robot = bool(model and (Path(model).suffix == ".urdf" or is_urdf_example(model)))
+    options = robot_options or RobotOptions()
+    robot = bool(model and (Path(model).suffix == ".urdf" or is_xacro(model) or is_urdf_example(model)))
+    if not robot and options.xacro_args:
+        raise UsageError("--xacro-arg goes with a xacro file (NAME.urdf.xacro)")
+    floating_base, base_orientation = options.floating_base, options.base_orientation
+    frames, contacts = options.frames, options.contacts
     if floating_base and not robot:
         raise UsageError(
             "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
@@ -134,8 +163,7 @@ def load_model(
     if model == NLINK and not Path(model).exists():
         loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
     else:
-        orientation = base_orientation or "quaternion"
-        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, orientation, frames, contacts)
+        loaded = _load_named(model or DEFAULT_EXAMPLE, options)
     if param_values:
         unknown = sorted(set(param_values) - set(loaded.params))
         if unknown:
@@ -151,17 +179,11 @@ def load_model(
     return loaded
 
 
-def _load_named(
-    model: str,
-    floating_base: bool = False,
-    base_orientation: str = "quaternion",
-    frames: str | None = None,
-    contacts: str | None = None,
-) -> Model:
+def _load_named(model: str, options: RobotOptions) -> Model:
     """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MujocoWarning)
-        loaded = _load_file(model, floating_base, base_orientation, frames, contacts)
+        loaded = _load_file(model, options)
     for warning in caught:
         if issubclass(warning.category, MujocoWarning):
             click.echo(f"warning: {warning.message}", err=True)
@@ -170,24 +192,24 @@ def _load_named(
     return loaded
 
 
-def _load_file(
-    model: str, floating_base: bool, base_orientation: str, frames: str | None, contacts: str | None = None
-) -> Model:
+def _load_file(model: str, options: RobotOptions) -> Model:
     path = Path(model)
     if path.suffix == ".toml":
         return load_toml(path)
     if path.suffix == ".py":
         return load_python(path)
-    if path.suffix == ".urdf":
-        return load_urdf(
-            path, floating_base=floating_base, base_orientation=base_orientation, frames=frames, contacts=contacts
-        )
+    if path.suffix == ".urdf" or is_xacro(path):
+        return load_urdf(path, **options.urdf_keywords())
     if path.suffix in MJCF_SUFFIXES:
         return load_mjcf(path)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
-        raise UsageError(f"{model}: model files must end in .toml, .py, .urdf or .xml (MJCF)")
+        raise UsageError(f"{model}: model files must end in .toml, .py, .urdf, .xacro or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
     return load_example(
-        model, floating_base=floating_base, base_orientation=base_orientation, frames=frames, contacts=contacts
+        model,
+        floating_base=options.floating_base,
+        base_orientation=options.base_orientation or "quaternion",
+        frames=options.frames,
+        contacts=options.contacts,
     )

@@ -19,6 +19,7 @@ from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import BASE_ORIENTATIONS, parse_urdf
+from sls.readers.urdf.xacro_files import expand_xacro, is_xacro
 
 #: Default of the gravity parameter ``g``.
 GRAVITY = 9.81
@@ -38,6 +39,8 @@ def load_urdf(
     inputs: Sequence[str] | None = None,
     actuation: Mapping[str, object] | None = None,
     params: Mapping[str, float] | None = None,
+    xacro_args: Mapping[str, str] | None = None,
+    package_paths: Sequence[str] = (),
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -58,10 +61,14 @@ def load_urdf(
     base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
     robot is driven (:mod:`sls.readers.urdf.actuation`); own inputs not named are unactuated. ``params``
     gives other defaults to the robot's parameters and values to those of the actuation.
+
+    A xacro file (``robot.urdf.xacro``) is expanded first by the ``xacro`` package
+    (:func:`~sls.readers.urdf.xacro_files.expand_xacro`) with the arguments ``xacro_args`` (``{name: value}``),
+    its packages found in ``package_paths``.
     """
     path = Path(path)
     if text is None:
-        text = read_model_text(path)
+        text = expand_xacro(path, xacro_args, package_paths) if is_xacro(path) else read_model_text(path)
     filename = str(path)
     drive = None if inputs is None and actuation is None else Drive(inputs, actuation, filename, API_NAMES)
     model = _robot_model(
@@ -139,7 +146,7 @@ def _robot_model(
             params=params,
             inputs=None if actuated else inputs,
             forces=None if actuated else forces,
-            name=name or model_name(robot.name) or path.stem,
+            name=name or model_name(robot.name) or path.name.split(".")[0],
             source=source or f"URDF file {path.name}",
             tree=robot,
         )
@@ -168,7 +175,7 @@ def _robot_model(
 
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
-URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
+URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation", "xacro_args", "package_paths")
 URDF_FILE_KEYS = ("urdf", "params", "inputs", "actuation", "frames", "contacts", "constraint_stabilization")
 
 
@@ -209,9 +216,17 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     if "inputs" in data or "actuation" in data:
         drive = Drive(data.get("inputs"), data.get("actuation"), str(path), TOML_NAMES)
     urdf = Path(path).parent / file
+    xacro_args, package_paths = table.get("xacro_args", {}), table.get("package_paths", [])
+    if not isinstance(xacro_args, dict) or not all(isinstance(v, (str, int, float)) for v in xacro_args.values()):
+        raise ModelFileError(f"{what}: 'xacro_args' must be a table of NAME = VALUE")
+    if not isinstance(package_paths, list) or not all(isinstance(p, str) for p in package_paths):
+        raise ModelFileError(f"{what}: 'package_paths' must be a list of folders")
+    folders = [str(Path(path).parent / p) for p in package_paths]
+    arguments = {key: str(value) for key, value in xacro_args.items()}
+    text = expand_xacro(urdf, arguments, folders) if is_xacro(urdf) else read_model_text(urdf)
     model = _robot_model(
         urdf,
-        read_model_text(urdf),
+        text,
         name=name,
         source=source,
         floating_base=floating,
