@@ -137,3 +137,49 @@ def test_contacts_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
     assert 'CONTACTS = ("FL_FOOT",)' in (tmp_path / "p" / "__init__.py").read_text()
     refused = CliRunner().invoke(main, ["generate", "pendulum", "--contacts", "a", "-o", "x"])
     assert refused.exit_code != 0 and "--contacts goes with a URDF robot" in refused.output
+
+
+def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
+    """Solo-12 on its four feet, driven by its twelve joint motors only (the ground carries it): sls.control.lqr
+    at a standing pose, then a 0.3 m/s push of the trunk: after 2 s the trunk is back at its height within 1 cm,
+    the feet stay where they stand (Baumgarte rate 20/s), and the ground carries the weight."""
+    import sls.control as control
+
+    joints = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
+    model = load_urdf(
+        SOLO,
+        floating_base=True,
+        contacts=FEET,
+        constraint_stabilization=20.0,
+        name="solo_standing",
+        inputs=[f"m_{joint}" for joint in joints],
+        actuation={f"tau_{joint}": f"m_{joint}" for joint in joints},
+    )
+    sls.generate(model, tmp_path / model.name)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = peer.createData()
+    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
+    pin.framesForwardKinematics(peer, data, q_eq)
+    params = {
+        f"contact_{foot}_{axis}": float(value)
+        for foot in FEET
+        for axis, value in zip("xyz", data.oMf[peer.getFrameId(foot)].translation)
+    }
+    x_eq = np.concatenate([q_eq, np.zeros(peer.nv)])
+    u_eq = control.equilibrium_input(package, x_eq, params=params)
+    u_eq = u_eq[0] if isinstance(u_eq, tuple) else u_eq
+    design = control.lqr(package, x_eq, u_eq, Q=1.0, R=1.0, params=params)
+    pushed = x_eq.copy()
+    pushed[peer.nq] = 0.3  # the trunk's forward speed
+    result = control.simulate(package, pushed, (0.0, 2.0), design, params=params)
+    end = result.y[:, -1]
+    assert result.success and abs(end[2] - 0.24) < 0.01
+    assert np.abs(package.constraint_fun(end, **params)).max() <= 1e-6
+    weight = -sum(inertia.mass for inertia in peer.inertias) * peer.gravity.linear[2]
+    forces = package.contact_forces_fun(end, design(2.0, end), **params)
+    assert forces[:, 2].sum() == pytest.approx(weight, rel=1e-3)
