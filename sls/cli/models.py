@@ -179,11 +179,11 @@ def load_model(
     return loaded
 
 
-def _load_named(model: str, options: RobotOptions) -> Model:
+def _load_named(model: str, options: RobotOptions | None = None) -> Model:
     """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MujocoWarning)
-        loaded = _load_file(model, options)
+        loaded = _load_file(model, options or RobotOptions())
     for warning in caught:
         if issubclass(warning.category, MujocoWarning):
             click.echo(f"warning: {warning.message}", err=True)
