@@ -159,7 +159,7 @@ def test_an_unknown_target_lists_the_registered_ones(toy, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_the_toy_target_refuses_constrained_models_like_c_and_matlab(toy, tmp_path):
+def test_the_toy_target_refuses_constrained_models_like_c(toy, tmp_path):
     with pytest.raises(ModelError, match="--target toy does not support constrained models"):
         sls.generate(load_example("four_bar"), tmp_path / "out", target="toy")
 

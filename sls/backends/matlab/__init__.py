@@ -53,7 +53,6 @@ class MatlabBackend(Backend):
     header_mark = HEADER_MARK
     suffixes = (".m",)
     provides = "MATLAB provides"
-    constrained = False
     speeds = True
     quaternions = True
     unroll_max = 0
@@ -111,7 +110,11 @@ class MatlabBackend(Backend):
         ctx = {**ctx, "marker": HEADER_MARK, "renamed": sorted(names.items())}
         template = env.get_template("function.m.j2")
         files = {}
+        constrained = env.get_template("constrained.m.j2")
         for function in functions.for_model(model):
+            if function.numeric:  # a constrained model's solves: the structured solve on the generated functions
+                files[f"{function.name}.m"] = constrained.render(ctx=ctx, name=function.name)
+                continue
             spec = function_spec(function, model, names, code[function.name])
             files[f"{function.name}.m"] = template.render(ctx=ctx, fn=spec)
         if _free_flyer(model):
