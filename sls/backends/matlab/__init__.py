@@ -78,7 +78,7 @@ class MatlabBackend(Backend):
         return kernel_body(lowered[0])
 
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
-        from sls.backends.matlab.code import quoted, solve_body, with_kinematic_rows
+        from sls.backends.matlab.code import quoted, solve_body, with_chart_guard, with_kinematic_rows
 
         state = ", ".join(f"{s.name}=%.6g" for s in model.state)
         failure = (
@@ -87,6 +87,7 @@ class MatlabBackend(Backend):
             + ", x);"
         )
         body = solve_body(function.solve, programs[0], model.n, model.m, failure)
+        body = with_chart_guard(body, function.name, model)
         if function.calls:  # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian
             free = model.tree is not None and model.tree.free is not None
             body = with_kinematic_rows(body, model.n, function.calls[0], len(model.q), free)

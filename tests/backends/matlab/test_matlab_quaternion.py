@@ -114,3 +114,32 @@ def test_matlab_configuration_functions_agree_with_python(tmp_path):
     np.testing.assert_allclose(qpos, reference_qpos, atol=1e-15)
     np.testing.assert_allclose(qvel, reference_qvel, atol=1e-14)
     np.testing.assert_allclose(back, x, atol=1e-14)
+
+
+@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+def test_matlab_euler_chart_refuses_the_pole_in_one_line(tmp_path):
+    """A yaw-pitch-roll base's qddot_fun and linearized_model raise sls:chartSingularity within the margin of
+    pitch = ±90° (as the Python package's _chart), and compute as before outside it."""
+    path = tmp_path / "drone.urdf"
+    path.write_text(DRONE)
+    sls.generate(load_urdf(path, base_orientation="euler", name="euler_drone"), tmp_path / "m", target="matlab")
+    near = np.zeros(12)
+    near[4] = np.pi / 2 - 1e-6
+    away = near.copy()
+    away[4] = 1.0
+    u = np.zeros(6)
+    for function in ("qddot_fun(x, u)", "[A, B] = linearized_model(x, u)"):
+        script = f"x = {text(near)}; u = {text(u)}; try, {function}; disp('no error'); "
+        script += "catch e, disp(e.identifier); disp(e.message); end"
+        result = subprocess.run(
+            [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
+            cwd=tmp_path / "m",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        lines = result.stdout.strip().splitlines()
+        assert lines[0] == "sls:chartSingularity", result.stdout + result.stderr
+        assert "base_pitch" in lines[1] and "--base-orientation quaternion" in lines[1]
+    (value,) = octave_values(f"disp(mat2str(qddot_fun({text(away)}, {text(u)}), 17));", tmp_path / "m")
+    assert np.all(np.isfinite(value))
