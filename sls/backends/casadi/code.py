@@ -122,8 +122,8 @@ def _solve_statements(program: SolveProgram) -> list[Statement]:
     part)."""
     statements = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
     if program.phased:
-        solved = program.results["qddot"]
-        statements += [Let(a, v if isinstance(v, Expr) else Expr.number(v)) for a, v in zip(program.accelerations, solved)]
+        solved = zip(program.accelerations, program.results["qddot"])
+        statements += [Let(a, v if isinstance(v, Expr) else Expr.number(v)) for a, v in solved]
         statements += [*program.late, *program.tail]
     return statements
 

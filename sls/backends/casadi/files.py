@@ -7,7 +7,6 @@ the functions its builder takes.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import jinja2
@@ -21,7 +20,7 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 def identifier(name: str) -> str:
     """``name`` as a Python/C identifier (the helpers' default model name: acados names its C code after it)."""
-    text = re.sub(r"\W", "_", name) or "model"
+    text = "".join(char if char.isalnum() or char == "_" else "_" for char in name) or "model"
     return f"model_{text}" if text[0].isdigit() else text
 
 
@@ -32,16 +31,14 @@ def render_package(
     a wrapper)."""
     ctx = render.context(model, simplify, method)
     files = {}
-    builders = []
+    builders: list[tuple[str, tuple[str, ...]]] = []
     for function in functions.for_model(model):
         name = function.name
         if function.uses:
             files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
             builders.append((name, (function.uses,)))
             continue
-        files[f"{name}.py"] = env.get_template("function.py.j2").render(
-            ctx=ctx, fn=function, body=code[name]
-        )
+        files[f"{name}.py"] = env.get_template("function.py.j2").render(ctx=ctx, fn=function, body=code[name])
         builders.append((name, ()))
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx, name=identifier(model.name))
     files["__init__.py"] = env.get_template("__init__.py.j2").render(

@@ -23,7 +23,9 @@ from sls.lowering.graph_print import POW, Style
 MODULE = "_ca"
 #: The ``math`` names sympy's Python printer writes that CasADi has under the same name.
 SAME = frozenset(
-    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp log log10 sqrt floor ceil erf fmod pi".split()
+    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp log log10 sqrt floor ceil erf fmod pi".split(
+        " "
+    )
 )
 #: ``math`` names CasADi spells otherwise (or constants folded to their float value).
 OTHER = {"fabs": f"{MODULE}.fabs", "e": repr(math.e), "inf": "_ca.inf", "nan": "_ca.nan", "expm1": None}
