@@ -32,7 +32,7 @@ class CasadiBackend(Backend):
     suffixes = (".py",)
     provides = "CasADi provides"
     constrained = False
-    speeds = False
+    speeds = True
     quaternions = False
     unroll_max = None
 

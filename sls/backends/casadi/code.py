@@ -11,7 +11,7 @@ a singular ``M`` gives ``inf``/``nan`` entries.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sls import functions
 from sls.lowering import Check, Expr, Fail, Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
@@ -22,6 +22,11 @@ def input_local(argument: str) -> str:
     """The local holding the symbolic input ``argument`` (``_in_x``, ``_in_p``): no user name starts with ``_``,
     and no temporary of the lowering starts with ``_in_``."""
     return f"_in_{argument}"
+
+
+def called(function: str) -> str:
+    """The builder's argument holding the package's function ``function`` (``_fn_qdot_jac_fun``)."""
+    return f"_fn_{function}"
 
 
 def matrix_shape(shape: tuple) -> tuple[int, int]:
@@ -61,11 +66,16 @@ def output(name: str, shape: tuple, values: Sequence[Value]) -> Output:
 @dataclass(frozen=True)
 class Body:
     """One ``casadi.Function``'s construction: its ``inputs`` (``(name, size)``, the parameters ``p`` last),
-    ``lines`` (the bindings of the arguments' entries, then the statements) and ``outputs``."""
+    ``lines`` (the bindings of the arguments' entries, then the statements) and ``outputs``; ``uses`` names the
+    package's functions its builder takes (``qdot_jac_fun`` for a model with generalized speeds, as the argument
+    :func:`called`) and ``after``
+    the lines run on the outputs ``_out_0, _out_1, …`` once they are assembled."""
 
     inputs: list[tuple[str, int]]
     lines: list[str]
     outputs: list[Output]
+    uses: tuple = ()
+    after: list[str] = field(default_factory=list)
 
 
 def _lines(statements: Iterable[Statement]) -> list[str]:
@@ -133,6 +143,7 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
     if not program.unrolled:
         raise ValueError("the CasADi target unrolls every solve (unroll_max = None)")
     n, m = model.n, model.m  # type: ignore[attr-defined]
+    after = []
     if function.solve == functions.ACCELERATIONS:
         results = program.results["qddot"]
         outputs = [output("qddot", (n,), results)]
@@ -140,7 +151,10 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
         A_rows, B_rows = program.results["A"], program.results["B"]
         n_x = len(A_rows[0]) if A_rows else 2 * n
         n_q = n_x - n
-        top = [1.0 if n_q == n and col == n + a else 0.0 for a in range(n_q) for col in range(n_x)]
+        # the kinematic rows: [0 I] when v = q̇, else d(S(q) v)/dx from the function it calls (qdot_jac_fun)
+        identity = n_q == n and not function.calls
+        top = [1.0 if identity and col == n + a else 0.0 for a in range(n_q) for col in range(n_x)]
+        after = [f"_out_0[0:{n_q}, :] = {called(name)}(_in_x, _in_p)" for name in function.calls]
         A = top + [v for row in A_rows for v in row]
         B = [0.0] * (n_q * m) + [v for row in B_rows for v in row]
         results = A + B
@@ -148,4 +162,4 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
     statements = _solve_statements(program)
     inputs = _inputs(function, model)
     lines = _bindings(inputs, model, _reads(statements, results)) + _lines(statements)
-    return Body(inputs, lines, outputs)
+    return Body(inputs, lines, outputs, tuple(function.calls), after)

@@ -36,10 +36,10 @@ def render_package(
         name = function.name
         if function.uses:
             files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
-            builders.append((name, (function.uses,)))
+            builders.append((name, (function.uses, *function.calls)))
             continue
         files[f"{name}.py"] = env.get_template("function.py.j2").render(ctx=ctx, fn=function, body=code[name])
-        builders.append((name, ()))
+        builders.append((name, tuple(code[name].uses)))
     files["_runtime.py"] = env.get_template("_runtime.py.j2").render(ctx=ctx, name=identifier(model.name))
     files["__init__.py"] = env.get_template("__init__.py.j2").render(
         ctx=ctx, modules=[name for name, _ in builders], builders=builders

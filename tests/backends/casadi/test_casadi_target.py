@@ -57,12 +57,12 @@ def check_agreement(model: sls.Model, np_pkg, ca_pkg, seed: int = 0) -> None:
     """Every function of ``ca_pkg`` equals the one of ``np_pkg`` at random states and parameters."""
     rng = np.random.default_rng(seed)
     names = [name for name in np_pkg.__all__ if name.endswith("_fun") or name == "linearized_model"]
-    assert names and set(names) <= set(ca_pkg._BUILDERS)
+    assert names and set(names) <= set(ca_pkg.__all__)
     for _ in range(STATES):
         x, u, qddot, params = sample(model, rng)
         p = ca_pkg.parameters(**params)
         for name in names:
-            function = ca_pkg.__getattr__(name)
+            function = getattr(ca_pkg, name)
             assert isinstance(function, ca.Function) and function.name_in()[-1] == "p"
             second = {"u": u, "qddot": qddot}.get(function.name_in()[1]) if function.n_in() == 3 else None
             args = (x,) if second is None else (x, second)
@@ -196,3 +196,43 @@ def test_cart_pole_swing_up_by_direct_collocation_with_ipopt(tmp_path):
     np.testing.assert_allclose(states[0], [0.0, np.pi, 0.0, 0.0], atol=1e-8)
     np.testing.assert_allclose(states[-1], [0.0, 0.0, 0.0, 0.0], atol=1e-8)
     assert np.max(np.abs(forces)) <= 20.0 + 1e-6 and np.max(np.abs(states[:, 0])) > 0.05  # the cart moved
+
+
+#: A planar two-link arm in absolute angles driven through generalized speeds v1 = q̇1, v2 = q̇2 − q̇1.
+ARM_SPEEDS = dict(
+    state=["q1", "q2", "v1", "v2"],
+    T="1/2*m1*(l1/2)^2*v1^2 + 1/2*m2*(l1^2*v1^2 + (l2/2)^2*(v1+v2)^2 + l1*l2*cos(q2-q1)*v1*(v1+v2))"
+    " + 1/2*i1*v1^2 + 1/2*i2*(v1+v2)^2",
+    V="g*(m1*l1/2*sin(q1) + m2*(l1*sin(q1) + l2/2*sin(q2)))",
+    fric=["b*v1", "b*v2"],
+    kinematics=["v1", "v1 + v2"],
+    params={"m1": 1.0, "m2": 0.7, "l1": 0.8, "l2": 0.6, "i1": 0.05, "i2": 0.03, "g": 9.81, "b": 0.1},
+    name="arm_speeds",
+)
+
+
+def test_generalized_speeds_agree_with_the_numpy_target(tmp_path):
+    model = sls.model_from_strings(**ARM_SPEEDS)
+    np_pkg, ca_pkg = packages(model, tmp_path, "expanded")  # speeds are derived on the expanded route
+    assert {"qdot_fun", "qdot_jac_fun"} <= set(ca_pkg._BUILDERS)
+    check_agreement(model, np_pkg, ca_pkg, seed=3)
+
+
+def test_frames_of_the_ur5_agree_with_the_numpy_target(tmp_path):
+    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
+    model = sls.load_urdf(urdf, frames=["ee_link", "forearm_link"])
+    np_pkg, ca_pkg = packages(model, tmp_path)
+    assert "frame_pose_fun" in ca_pkg._BUILDERS
+    check_agreement(model, np_pkg, ca_pkg, seed=4)
+
+
+def test_quaternion_bases_are_refused_in_one_line(tmp_path):
+    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
+    with pytest.raises(ModelError, match="--target casadi does not support quaternion bases"):
+        sls.generate(sls.load_urdf(urdf, floating_base=True), tmp_path, target="casadi")
+
+
+def test_ur5_on_a_floating_base_in_euler_angles_agrees_with_the_numpy_target(tmp_path):
+    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
+    model = sls.load_urdf(urdf, floating_base=True, base_orientation="euler")
+    check_agreement(model, *packages(model, tmp_path), seed=5)
