@@ -236,3 +236,23 @@ def test_ur5_on_a_floating_base_in_euler_angles_agrees_with_the_numpy_target(tmp
     urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
     model = sls.load_urdf(urdf, floating_base=True, base_orientation="euler")
     check_agreement(model, *packages(model, tmp_path), seed=5)
+
+
+def test_ur5_qddot_agrees_with_adam_robotics(tmp_path):
+    """An independent implementation of the UR5's forward dynamics in CasADi (adam-robotics' mass matrix and bias
+    force from the same URDF, solved by casadi.solve), where it is installed."""
+    adam = pytest.importorskip("adam.casadi")
+    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
+    model = sls.load_urdf(urdf)
+    sls.generate(model, tmp_path / "ca", target="casadi")
+    pkg = import_package(tmp_path / "ca")
+    kin = adam.KinDynComputations(str(urdf), [s.name for s in model.q])
+    kin.g = np.array([0.0, 0.0, -pkg.PARAMS["g"], 0.0, 0.0, 0.0])
+    q, qd, tau = ca.SX.sym("q", 6), ca.SX.sym("qd", 6), ca.SX.sym("tau", 6)
+    M = kin.mass_matrix_fun()(ca.SX.eye(4), q)[6:, 6:]
+    h = kin.bias_force_fun()(ca.SX.eye(4), q, ca.SX.zeros(6), qd)[6:]
+    peer = ca.Function("peer", [q, qd, tau], [ca.solve(M, tau - h)])
+    rng = np.random.default_rng(6)
+    for _ in range(STATES):
+        x, u = np.concatenate([rng.uniform(-np.pi, np.pi, 6), rng.uniform(-2, 2, 6)]), rng.uniform(-5, 5, 6)
+        close(pkg.qddot_fun(x, u, pkg.parameters()).full(), peer(x[:6], x[6:], u).full(), "UR5 qddot against adam")
