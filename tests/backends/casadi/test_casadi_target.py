@@ -256,3 +256,34 @@ def test_ur5_qddot_agrees_with_adam_robotics(tmp_path):
     for _ in range(STATES):
         x, u = np.concatenate([rng.uniform(-np.pi, np.pi, 6), rng.uniform(-2, 2, 6)]), rng.uniform(-5, 5, 6)
         close(pkg.qddot_fun(x, u, pkg.parameters()).full(), peer(x[:6], x[6:], u).full(), "UR5 qddot against adam")
+
+
+def test_do_mpc_stabilizes_the_cart_pole_from_30_degrees(tmp_path):
+    """A do-mpc MPC on the generated do_mpc_model (horizon 1 s in 20 steps, |F| <= 20 N) brings the pole from 30° to
+    upright; the plant is the numpy target's xdot_fun integrated by scipy between the MPC's steps (zero-order hold)."""
+    do_mpc = pytest.importorskip("do_mpc")
+    from scipy.integrate import solve_ivp
+
+    np_pkg, pkg = packages(sls.load_example("cart_pole"), tmp_path)
+    model = pkg.do_mpc_model()
+    mpc = do_mpc.controller.MPC(model)
+    mpc.settings.n_horizon, mpc.settings.t_step, mpc.settings.store_full_solution = 20, 0.05, False
+    mpc.settings.supress_ipopt_output()
+    x = model.x["x"]
+    cost = 10 * x[1] ** 2 + x[0] ** 2 + 0.1 * x[2] ** 2 + 0.1 * x[3] ** 2
+    mpc.set_objective(mterm=cost, lterm=cost)
+    mpc.set_rterm(u=1e-2)
+    mpc.bounds["lower", "_u", "u"], mpc.bounds["upper", "_u", "u"] = -20.0, 20.0
+    mpc.setup()
+    state = np.array([0.0, np.deg2rad(30.0), 0.0, 0.0])
+    mpc.x0 = state
+    mpc.set_initial_guess()
+    angles = []
+    for _ in range(100):  # 5 s
+        force = mpc.make_step(state.reshape(-1, 1)).ravel()
+        step = solve_ivp(
+            lambda t, x, u: np_pkg.xdot_fun(x, u), (0.0, 0.05), state, args=(force,), rtol=1e-10, atol=1e-10
+        )
+        state = step.y[:, -1]
+        angles.append(state[1])
+    assert np.max(np.abs(angles[-20:])) < 0.02 and abs(state[3]) < 0.1 and abs(state[0]) < 0.1
