@@ -33,8 +33,18 @@ class CasadiBackend(Backend):
     provides = "CasADi provides"
     constrained = False
     speeds = True
-    quaternions = False
+    quaternions = True
     unroll_max = None
+
+    def check_model(self, model: Model) -> None:
+        super().check_model(model)
+        if len(model.q) != len(model.dq) and (model.tree is None or model.tree.free is None):
+            from sls.errors import ModelError
+
+            raise ModelError(
+                "--target casadi supports fewer speeds than coordinates for a robot's quaternion free-flyer base only: "
+                "generate the model with the default --target python"
+            )
 
     def file_names(self, model: Model) -> list:
         return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]

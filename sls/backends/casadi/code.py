@@ -155,6 +155,9 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
         identity = n_q == n and not function.calls
         top = [1.0 if identity and col == n + a else 0.0 for a in range(n_q) for col in range(n_x)]
         after = [f"_out_0[0:{n_q}, :] = {called(name)}(_in_x, _in_p)" for name in function.calls]
+        if n_q != n:  # a quaternion base: (A, B) in the tangent space, from (A_x, B_x) and the kinematics' Jacobian
+            (rates,) = function.calls
+            after = [f"_out_0, _out_1 = _tangent(_out_0, _out_1, {called(rates)}(_in_x, _in_p), _in_x, {n_q}, {n})"]
         A = top + [v for row in A_rows for v in row]
         B = [0.0] * (n_q * m) + [v for row in B_rows for v in row]
         results = A + B

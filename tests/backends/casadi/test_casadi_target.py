@@ -47,8 +47,12 @@ def close(got: np.ndarray, want: np.ndarray, what: str) -> None:
 
 
 def sample(model: sls.Model, rng: np.random.Generator) -> tuple:
-    """A random state, input, acceleration and parameter set (within ±50 % of the defaults)."""
-    x = np.concatenate([rng.uniform(-np.pi, np.pi, model.n), rng.uniform(-2, 2, model.n)])
+    """A random state (a unit quaternion for a free-flyer base), input, acceleration and parameter set (within
+    ±50 % of the defaults)."""
+    q = rng.uniform(-np.pi, np.pi, len(model.q))
+    if model.tree is not None and model.tree.free is not None:
+        q[3:7] /= np.linalg.norm(q[3:7])  # [x, y, z, qx, qy, qz, qw, joints...]
+    x = np.concatenate([q, rng.uniform(-2, 2, model.n)])
     params = {name: float(value) * rng.uniform(0.5, 1.5) for name, value in model.params.items()}
     return x, rng.uniform(-1, 1, model.m), rng.uniform(-1, 1, model.n), params
 
@@ -122,6 +126,7 @@ def test_helpers(tmp_path):
     model = sls.load_example("cart_pole")
     sls.generate(model, tmp_path / "pkg", target="casadi")
     pkg = import_package(tmp_path / "pkg")
+    assert pkg.UNIT_QUATERNION == ()
     assert list(pkg.PARAMS) == list(model.params) and pkg.STATE == ("s", "th", "ds", "dth") and pkg.INPUTS == ("F",)
     np.testing.assert_array_equal(pkg.parameters(mp=0.2).full().ravel(), [1.0, 0.2, 0.5, 9.81])
     with pytest.raises(TypeError, match="unknown parameter 'mass'"):
@@ -226,12 +231,6 @@ def test_frames_of_the_ur5_agree_with_the_numpy_target(tmp_path):
     check_agreement(model, np_pkg, ca_pkg, seed=4)
 
 
-def test_quaternion_bases_are_refused_in_one_line(tmp_path):
-    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
-    with pytest.raises(ModelError, match="--target casadi does not support quaternion bases"):
-        sls.generate(sls.load_urdf(urdf, floating_base=True), tmp_path, target="casadi")
-
-
 def test_ur5_on_a_floating_base_in_euler_angles_agrees_with_the_numpy_target(tmp_path):
     urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
     model = sls.load_urdf(urdf, floating_base=True, base_orientation="euler")
@@ -287,3 +286,29 @@ def test_do_mpc_stabilizes_the_cart_pole_from_30_degrees(tmp_path):
         state = step.y[:, -1]
         angles.append(state[1])
     assert np.max(np.abs(angles[-20:])) < 0.02 and abs(state[3]) < 0.1 and abs(state[0]) < 0.1
+
+
+def test_ur5_on_a_quaternion_base_agrees_with_the_numpy_target(tmp_path):
+    """A free-flyer base (7 coordinates, 6 speeds): linearized_model in the tangent space, as the numpy target's."""
+    urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
+    model = sls.load_urdf(urdf, floating_base=True)
+    np_pkg, ca_pkg = packages(model, tmp_path)
+    check_agreement(model, np_pkg, ca_pkg, seed=7)
+    assert ca_pkg.UNIT_QUATERNION == (3, 4, 5, 6) and [s.name for s in model.q][3:7] == [
+        "base_qx",
+        "base_qy",
+        "base_qz",
+        "base_qw",
+    ]
+    A, B = ca_pkg.linearized_model.size_out(0), ca_pkg.linearized_model.size_out(1)
+    assert A == (2 * model.n, 2 * model.n) and B == (2 * model.n, model.m)
+
+
+def test_solo12_on_its_quaternion_base_agrees_with_the_numpy_target(tmp_path):
+    pin = pytest.importorskip("pinocchio")
+    robots = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots"
+    urdf = robots / "solo_description/robots/solo12.urdf"
+    if not urdf.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = sls.load_urdf(urdf, floating_base=True)
+    check_agreement(model, *packages(model, tmp_path), seed=8)
