@@ -24,6 +24,15 @@ def identifier(name: str) -> str:
     return f"model_{text}" if text[0].isdigit() else text
 
 
+#: A constrained model's solves (built from the package's kernels, see ``templates/casadi/constrained.py.j2``):
+#: name → the functions their builders take.
+CONSTRAINED = {
+    "qddot_fun": ("M_fun", "constraint_jac_fun", "constraint_bias_fun", "input_matrix_fun", "tau_fun"),
+    "multipliers_fun": ("M_fun", "constraint_jac_fun", "constraint_bias_fun", "input_matrix_fun", "tau_fun"),
+    "linearized_model": ("qddot_fun",),
+}
+
+
 def render_package(
     env: jinja2.Environment, model: Model, code: dict, simplify: bool = False, method: str = "expanded"
 ) -> dict[str, str]:
@@ -34,6 +43,12 @@ def render_package(
     builders: list[tuple[str, tuple[str, ...]]] = []
     for function in functions.for_model(model):
         name = function.name
+        if function.numeric:
+            files[f"{name}.py"] = env.get_template("constrained.py.j2").render(
+                ctx=ctx, fn=function, uses=CONSTRAINED[name]
+            )
+            builders.append((name, CONSTRAINED[name]))
+            continue
         if function.uses:
             files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
             builders.append((name, (function.uses, *function.calls)))
