@@ -322,13 +322,17 @@ def test_ur5_on_a_quaternion_base_agrees_with_the_numpy_target(tmp_path):
     assert A == (2 * model.n, 2 * model.n) and B == (2 * model.n, model.m)
 
 
-def test_solo12_on_its_quaternion_base_agrees_with_the_numpy_target(tmp_path):
+@pytest.mark.parametrize(
+    "relative, floating",
+    [("solo_description/robots/solo12.urdf", True), ("panda_description/urdf/panda.urdf", False)],
+    ids=["Solo-12 on its quaternion base", "Panda"],
+)
+def test_robots_of_example_robot_data_agree_with_the_numpy_target(relative, floating, tmp_path):
     pin = pytest.importorskip("pinocchio")
-    robots = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots"
-    urdf = robots / "solo_description/robots/solo12.urdf"
+    urdf = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots" / relative
     if not urdf.is_file():
         pytest.skip("example-robot-data is not installed")
-    model = sls.load_urdf(urdf, floating_base=True)
+    model = sls.load_urdf(urdf, floating_base=floating)
     check_agreement(model, *packages(model, tmp_path), seed=8)
 
 
