@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sls import functions
 from sls.lowering import Check, Expr, Fail, Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
 from sls.lowering.arguments import PARAMETERS, bind_arguments
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from sls.model import Model
 
 
 def input_local(argument: str) -> str:
@@ -69,13 +73,16 @@ class Body:
     ``lines`` (the bindings of the arguments' entries, then the statements) and ``outputs``; ``uses`` names the
     package's functions its builder takes (``qdot_jac_fun`` for a model with generalized speeds, as the argument
     :func:`called`) and ``after``
-    the lines run on the outputs ``_out_0, _out_1, …`` once they are assembled."""
+    the lines run on the outputs ``_out_0, _out_1, …`` once they are assembled; ``runtime`` the helpers of the
+    package's ``_runtime`` they call."""
 
     inputs: list[tuple[str, int]]
     lines: list[str]
     outputs: list[Output]
     uses: tuple = ()
     after: list[str] = field(default_factory=list)
+    #: Helpers of the package's ``_runtime`` the lines call, as ``(name in _runtime, local name)``.
+    runtime: tuple = ()
 
 
 def _lines(statements: Iterable[Statement]) -> list[str]:
@@ -100,19 +107,19 @@ def _reads(statements: Iterable[Statement], values: Iterable[Value]) -> set[str]
     return names | {name for v in values if isinstance(v, Expr) for name in v.reads}
 
 
-def _inputs(function: functions.Function, model: object) -> list[tuple[str, int]]:
+def _inputs(function: functions.Function, model: Model) -> list[tuple[str, int]]:
     """The function's symbolic inputs: its positional arguments, then the parameters ``p``."""
-    sizes = [(a.name, functions.model_sizes((a.size,), model)[0]) for a in function.arguments]  # type: ignore[arg-type]
-    return sizes + [(PARAMETERS, len(model.params))]  # type: ignore[attr-defined]
+    sizes = [(a.name, functions.model_sizes((a.size,), model)[0]) for a in function.arguments]
+    return sizes + [(PARAMETERS, len(model.params))]
 
 
-def _bindings(inputs: list[tuple[str, int]], model: object, reads: set[str]) -> list[str]:
+def _bindings(inputs: list[tuple[str, int]], model: Model, reads: set[str]) -> list[str]:
     """``name = _in_x[k]`` for every entry of the inputs the body reads."""
-    chosen = bind_arguments([name for name, _ in inputs], model, reads, lambda name: name)  # type: ignore[arg-type]
+    chosen = bind_arguments([name for name, _ in inputs], model, reads, lambda name: name)
     return [f"{b.local} = {input_local(b.argument)}[{b.index}]" for b in chosen]
 
 
-def kernel_body(function: functions.Function, lowered: Lowered, model: object) -> Body:
+def kernel_body(function: functions.Function, lowered: Lowered, model: Model) -> Body:
     """The :class:`Body` of an array function from its lowered kernel."""
     outputs = []
     values: list[Value] = []
@@ -138,12 +145,13 @@ def _solve_statements(program: SolveProgram) -> list[Statement]:
     return statements
 
 
-def solver_body(function: functions.Function, program: SolveProgram, model: object) -> Body:
+def solver_body(function: functions.Function, program: SolveProgram, model: Model) -> Body:
     """The :class:`Body` of a solving function (``qddot_fun``, ``linearized_model``) from its unrolled program."""
     if not program.unrolled:
         raise ValueError("the CasADi target unrolls every solve (unroll_max = None)")
-    n, m = model.n, model.m  # type: ignore[attr-defined]
-    after = []
+    n, m = model.n, model.m
+    after: list[str] = []
+    runtime: tuple = ()
     if function.solve == functions.ACCELERATIONS:
         results = program.results["qddot"]
         outputs = [output("qddot", (n,), results)]
@@ -158,6 +166,7 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
         if n_q != n:  # a quaternion base: (A, B) in the tangent space, from (A_x, B_x) and the kinematics' Jacobian
             (rates,) = function.calls
             after = [f"_out_0, _out_1 = _tangent(_out_0, _out_1, {called(rates)}(_in_x, _in_p), _in_x, {n_q}, {n})"]
+            runtime = (("tangent_linearization", "_tangent"),)
         A = top + [v for row in A_rows for v in row]
         B = [0.0] * (n_q * m) + [v for row in B_rows for v in row]
         results = A + B
@@ -165,4 +174,4 @@ def solver_body(function: functions.Function, program: SolveProgram, model: obje
     statements = _solve_statements(program)
     inputs = _inputs(function, model)
     lines = _bindings(inputs, model, _reads(statements, results)) + _lines(statements)
-    return Body(inputs, lines, outputs, tuple(function.calls), after)
+    return Body(inputs, lines, outputs, tuple(function.calls), after, runtime)

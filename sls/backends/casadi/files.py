@@ -24,13 +24,18 @@ def identifier(name: str) -> str:
     return f"model_{text}" if text[0].isdigit() else text
 
 
-#: A constrained model's solves (built from the package's kernels, see ``templates/casadi/constrained.py.j2``):
-#: name → the functions their builders take.
-CONSTRAINED = {
-    "qddot_fun": ("M_fun", "constraint_jac_fun", "constraint_bias_fun", "input_matrix_fun", "tau_fun"),
-    "multipliers_fun": ("M_fun", "constraint_jac_fun", "constraint_bias_fun", "input_matrix_fun", "tau_fun"),
-    "linearized_model": ("qddot_fun",),
-}
+#: What a constrained model's KKT solve reads (``templates/casadi/constrained.py.j2``, in this order): the arrays
+#: M, A (constraint Jacobian), bias (g), B_u and tau, each from the package's function returning it.
+KKT_ARRAYS = ("M", "A", "bias", "B_u", "tau")
+
+
+def constrained_uses(function: functions.Function, chosen: tuple) -> tuple:
+    """The functions the builder of a constrained model's solve takes: the linearization differentiates the
+    accelerations' function; the others solve the KKT system from the functions of :data:`KKT_ARRAYS`."""
+    if function.solve == functions.LINEARIZATION:
+        return tuple(f.name for f in chosen if f.solve == functions.ACCELERATIONS)
+    returning = {f.outputs[0][0]: f.name for f in chosen if not f.numeric and not f.uses}
+    return tuple(returning[array] for array in KKT_ARRAYS)
 
 
 def render_package(
@@ -41,13 +46,13 @@ def render_package(
     ctx = render.context(model, simplify, method)
     files = {}
     builders: list[tuple[str, tuple[str, ...]]] = []
-    for function in functions.for_model(model):
+    chosen = functions.for_model(model)
+    for function in chosen:
         name = function.name
         if function.numeric:
-            files[f"{name}.py"] = env.get_template("constrained.py.j2").render(
-                ctx=ctx, fn=function, uses=CONSTRAINED[name]
-            )
-            builders.append((name, CONSTRAINED[name]))
+            uses = constrained_uses(function, chosen)
+            files[f"{name}.py"] = env.get_template("constrained.py.j2").render(ctx=ctx, fn=function, uses=uses)
+            builders.append((name, uses))
             continue
         if function.uses:
             files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
