@@ -262,7 +262,8 @@ def examples_command() -> None:
     default=TARGETS[0],
     show_default=True,
     help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API "
-    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.",
+    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave. "
+    "casadi: a package of casadi.Functions, the parameters their last input p.",
 )
 @click.option(
     "--functions",

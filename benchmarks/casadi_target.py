@@ -1,0 +1,188 @@
+"""The CasADi target on the UR5 (``python -m benchmarks.casadi_target [--quick]``): generation time, the size of
+the ``qddot_fun`` and ``linearized_model`` graphs against the alternatives, and the time per call.
+
+* generation: ``sls generate ur5 --target casadi`` (derive, codegen, render, write), then building the
+  ``casadi.Function``\\ s on import;
+* instructions (``Function.n_instructions()``): ``qddot_fun`` (the lowering's unrolled ``M = L D Lᵀ``) against
+  ``casadi.solve(M_fun, u - tau_fun(x, 0))`` (CasADi's own symbolic solve of the same arrays) and against the
+  operations of the C target's ``qddot_fun`` (operators and calls counted in its source); ``linearized_model``
+  (the lowering's solves) against ``casadi.jacobian`` of ``xdot_fun``;
+* per call: ``qddot_fun(x, u, p)`` from Python with numpy arguments and with ``DM`` arguments (CasADi converts
+  each numpy argument, some 15-20 µs: a function returning its input costs as much), the same evaluated 10⁴
+  times by one ``Function.map`` (the graph's own cost per state), and the numpy target's ``qddot_fun`` for scale;
+* adam-robotics (when installed): its CasADi mass matrix and bias force with ``casadi.solve`` on the same URDF,
+  measured the same ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+import sls
+
+
+def _import(folder: Path):
+    import importlib.util
+    import sys
+
+    name = f"_sls_casadi_bench_{folder.name}"
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+def _per_call(f, budget: float = 0.2) -> float:
+    start = time.perf_counter()
+    f()
+    number = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
+    return min(timeit.repeat(f, number=number, repeat=5)) / number
+
+
+UR5_JOINTS = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint"]
+UR5_JOINTS.append("wrist_3_joint")
+
+
+def adam_qddot(urdf: Path, joints: list, gravity: float):
+    """adam-robotics' forward dynamics of a fixed-base robot as one SX ``casadi.Function`` (q, qdot, tau) → qddot:
+    its mass matrix and bias force with ``casadi.solve``, or ``None`` when adam is not installed."""
+    try:
+        import casadi as ca
+        from adam.casadi import KinDynComputations
+    except ImportError:
+        return None
+    kin = KinDynComputations(str(urdf), joints)
+    kin.g = np.array([0.0, 0.0, -gravity, 0.0, 0.0, 0.0])
+    n = len(joints)
+    q, qd, tau = ca.SX.sym("q", n), ca.SX.sym("qd", n), ca.SX.sym("tau", n)
+    M = kin.mass_matrix_fun()(ca.SX.eye(4), q)[6:, 6:]
+    h = kin.bias_force_fun()(ca.SX.eye(4), q, ca.SX.zeros(6), qd)[6:]
+    return ca.Function("adam_qddot", [q, qd, tau], [ca.solve(M, tau - h)])
+
+
+def c_operations(source: str, function: str) -> int:
+    """The arithmetic operations (binary and unary operators, calls) in the body of the C function ``function``."""
+    start = source.index(f"{function}(")
+    body = source[source.index("{", start) : source.index("\n}", start)]
+    body = re.sub(r"\b\d+\.?\d*(e[-+]?\d+)?\b", "1", body)  # numbers (exponents hold signs) as one token
+    body = re.sub(r"\[[^\]]*\]", "", body)  # indexing is no operation
+    operators = len(re.findall(r"[-+*/]", body))
+    calls = len(re.findall(r"\b(?:sin|cos|tan|sqrt|exp|log|pow|atan2|fabs)\s*\(", body))
+    return operators + calls
+
+
+def run(quick: bool = False, log=print) -> dict:
+    import casadi as ca
+
+    folder = Path(tempfile.mkdtemp(prefix="sls-casadi-bench-"))
+    try:
+        model = sls.load_example("ur5")
+        start = time.perf_counter()
+        report = sls.generate(model, folder / "ur5_casadi", target="casadi")
+        generation = time.perf_counter() - start
+        pkg = _import(folder / "ur5_casadi")
+        start = time.perf_counter()
+        qddot, linearized = pkg.qddot_fun, pkg.linearized_model
+        building = time.perf_counter() - start
+
+        n, m = model.n, model.m
+        x, u, p = ca.SX.sym("x", 2 * n), ca.SX.sym("u", m), ca.SX.sym("p", len(model.params))
+        generic = ca.Function("generic", [x, u, p], [ca.solve(pkg.M_fun(x, p), u - pkg.tau_fun(x, ca.DM.zeros(n), p))])
+        xdot = pkg.xdot_fun(x, u, p)
+        jacobian = ca.Function("jacobian", [x, u, p], [ca.jacobian(xdot, x), ca.jacobian(xdot, u)])
+
+        c_ops = None
+        if not quick and (shutil.which("cc") or shutil.which("gcc")):
+            sls.generate(model, folder / "ur5_c", target="c")
+            c_ops = c_operations((folder / "ur5_c" / "c" / "ur5.c").read_text(), "ur5_qddot_fun")
+
+        rng = np.random.default_rng(0)
+        xs = np.concatenate([rng.uniform(-np.pi, np.pi, n), rng.uniform(-1, 1, n)])
+        us, ps = rng.uniform(-1, 1, m), pkg.parameters()
+        count = 1000 if quick else 10000
+        mapped = qddot.map(count)
+        X, U = np.tile(xs[:, None], count), np.tile(us[:, None], count)
+        sls.generate(model, folder / "ur5_numpy")
+        numpy_pkg = _import(folder / "ur5_numpy")
+        dm = [ca.DM(xs), ca.DM(us), ca.DM(ps)]
+        Xd, Ud = ca.DM(X), ca.DM(U)
+        adam = adam_qddot(Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf", UR5_JOINTS, 9.81)
+        peer = {}
+        if adam is not None:
+            adam_map = adam.map(count)
+            peer = {
+                "adam_instructions": adam.n_instructions(),
+                "adam_agrees": float(np.max(np.abs((adam(xs[:n], xs[n:], us) - qddot(xs, us, ps)).full()))),
+                "adam_call_us": 1e6 * _per_call(lambda: adam(xs[:n], xs[n:], us)),
+                "adam_call_dm_us": 1e6 * _per_call(lambda: adam(dm[0][:n], dm[0][n:], dm[1])),
+                "adam_mapped_us": 1e6 * _per_call(lambda: adam_map(Xd[:n, :], Xd[n:, :], Ud)) / count,
+            }
+        result = {
+            "generation_s": generation,
+            "timings": dict(report.timings),
+            "build_s": building,
+            "qddot_instructions": qddot.n_instructions(),
+            "casadi_solve_instructions": generic.n_instructions(),
+            "c_qddot_operations": c_ops,
+            "linearized_instructions": linearized.n_instructions(),
+            "jacobian_instructions": jacobian.n_instructions(),
+            "qddot_call_us": 1e6 * _per_call(lambda: qddot(xs, us, ps)),
+            "qddot_call_dm_us": 1e6 * _per_call(lambda: qddot(*dm)),
+            "qddot_mapped_us": 1e6 * _per_call(lambda: mapped(Xd, Ud, ps)) / count,
+            "numpy_qddot_call_us": 1e6 * _per_call(lambda: numpy_pkg.qddot_fun(xs, us)),
+            **peer,
+        }
+        log(table(result))
+        return result
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def table(r: dict) -> str:
+    """The measurements as a Markdown table."""
+    c_ops = "not measured (no C compiler, or --quick)" if r["c_qddot_operations"] is None else r["c_qddot_operations"]
+    rows = [
+        ("UR5 `sls generate --target casadi`", f"{r['generation_s']:.2f} s (goal ≤ 5 s)"),
+        ("building qddot_fun and linearized_model on import", f"{r['build_s']:.2f} s"),
+        ("qddot_fun instructions (unrolled L D Lᵀ)", r["qddot_instructions"]),
+        ("casadi.solve(M_fun, u − tau_fun) instructions", r["casadi_solve_instructions"]),
+        ("operations in the C target's qddot_fun", c_ops),
+        ("linearized_model instructions (lowered solves)", r["linearized_instructions"]),
+        ("casadi.jacobian of xdot_fun instructions", r["jacobian_instructions"]),
+        ("qddot_fun per call from Python, numpy arguments", f"{r['qddot_call_us']:.1f} µs"),
+        ("qddot_fun per call from Python, DM arguments", f"{r['qddot_call_dm_us']:.1f} µs"),
+        ("qddot_fun per state in one Function.map", f"{r['qddot_mapped_us']:.2f} µs"),
+        ("numpy target's qddot_fun per call", f"{r['numpy_qddot_call_us']:.1f} µs"),
+    ]
+    if "adam_instructions" in r:
+        rows += [
+            ("adam (M, h, casadi.solve) instructions", r["adam_instructions"]),
+            ("adam per call, numpy arguments", f"{r['adam_call_us']:.1f} µs"),
+            ("adam per call, DM arguments", f"{r['adam_call_dm_us']:.1f} µs"),
+            ("adam per state in one Function.map", f"{r['adam_mapped_us']:.2f} µs"),
+            ("adam − sls qddot (max abs)", f"{r['adam_agrees']:.1e}"),
+        ]
+    return "\n".join(["| UR5, CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, no C target")
+    args = parser.parse_args(argv)
+    run(args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
