@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import ctarget, energy3d, free_flyer, peers, robots
+from . import casadi_target, ctarget, energy3d, free_flyer, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -405,6 +405,11 @@ def main(argv=None) -> int:
     energy = energy3d.section(args.quick, log)
     log("floating bases: quaternion and Euler against Pinocchio's free-flyer (python -m benchmarks.free_flyer)")
     floating = free_flyer.section(args.quick, log)
+    log("CasADi target (python -m benchmarks.casadi_target)")
+    try:
+        casadi_report = casadi_target.run(args.quick, log)
+    except ImportError as exc:  # casadi is an optional extra
+        casadi_report = {"skipped": f"casadi is not installed ({exc})"}
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -423,6 +428,7 @@ def main(argv=None) -> int:
         "robot_files": robot_files,
         "energy_3d": energy,
         "floating_bases": floating,
+        "casadi_target": casadi_report,
     }
     print(table(results))
     print()
@@ -435,6 +441,8 @@ def main(argv=None) -> int:
     print(ctarget.table(compiled))
     print()
     print(free_flyer.table(floating))
+    print()
+    print(casadi_report["skipped"] if "skipped" in casadi_report else casadi_target.table(casadi_report))
     print()
     print(
         robot_files.get("skipped")
