@@ -94,7 +94,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
     arguments = [a.name for a in function.arguments]
     outputs = []
     for name, shape in function.outputs:
-        dims = functions.sizes(shape, n, m)
+        dims = functions.sizes(shape, n, m, n_q=model.n_q)
         pointer = "out" if len(function.outputs) == 1 else name
         outputs.append(COutput(name, pointer, dims, math.prod(dims), repr(dims)))
     pointers = arguments + [PARAMETERS] + [o.pointer for o in outputs]
@@ -129,7 +129,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         name=function.name,
         summary=function.summary,
         arguments=arguments,
-        sizes=[functions.sizes((a.size,), n, m)[0] for a in function.arguments],
+        sizes=[functions.sizes((a.size,), n, m, n_q=model.n_q)[0] for a in function.arguments],
         outputs=outputs,
         solve=bool(function.solve),
         scalar=function.outputs[0][1] == (),
@@ -153,7 +153,10 @@ def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
     """Lines of the function's comment in the header besides its outputs."""
     notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
     speeds = getattr(model, "kinematics", None) is not None
-    if function.solve == functions.LINEARIZATION and speeds:
+    if function.solve == functions.LINEARIZATION and model.n_q != model.n:
+        notes.append("In the tangent space (2n = 2 N_DOF): dx = [dq; dv], dq as pinocchio.integrate takes it.")
+        notes.append("A = [[-ad(v_base)/2 on the base block, I], [dvdot/dq S(q), dvdot/dv]], B = [[0], [M^-1 B_u]].")
+    elif function.solve == functions.LINEARIZATION and speeds:
         notes.append("A = [[d(S(q) v)/dx], [dvdot/dx]] (upper rows: qdot_jac_fun), B = [[0], [M^-1 B_u]].")
     elif function.solve == functions.LINEARIZATION:
         notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")
@@ -167,7 +170,7 @@ def _argument_doc(function: functions.Function, model: Model) -> str:
     n, m = model.n, model.m
     lines = []
     for argument in function.arguments:
-        size = functions.sizes((argument.size,), n, m)[0]
+        size = functions.sizes((argument.size,), n, m, n_q=model.n_q)[0]
         what = {
             "x": f"state [{', '.join(s.name for s in model.state)}]",
             "u": f"input [{', '.join(s.name for s in model.inputs)}]",
@@ -177,7 +180,7 @@ def _argument_doc(function: functions.Function, model: Model) -> str:
             "leading axes are a batch."
         )
     for name, shape in function.outputs:
-        dims = functions.sizes(shape, n, m)
+        dims = functions.sizes(shape, n, m, n_q=model.n_q)
         lines.append(
             f"Returns {name}: "
             + (
