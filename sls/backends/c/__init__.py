@@ -11,7 +11,9 @@
   time with ``$CC`` (else ``cc``) into ``DIR/_native.<suffix>``;
 * ``DIR/__init__.py``, ``DIR/_runtime.py`` (the Python target's argument
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
-  errors, through the compiled batch loop): the Python target's API.
+  errors, through the compiled batch loop): the Python target's API; for a
+  robot with a quaternion base also the Python target's ``DIR/_free_flyer.py``
+  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`).
 
 Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
