@@ -85,7 +85,7 @@ class CSpec:
     solve_rows: bool = False
     #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
     notes: tuple[str, ...] = ()
-    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; ``linearized_model``).
+    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; the solving functions).
     clones: bool = False
 
 
@@ -146,7 +146,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         wrapper=function.uses is not None,
         solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
         notes=_notes(function, model),
-        clones=function.solve == functions.LINEARIZATION,
+        clones=bool(function.solve),
     )
 
 
