@@ -29,8 +29,8 @@ from sls.lowering import Expr, Let, Value
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
 
-#: The free-flyer's coordinates and speeds (its first 7 coordinates and 6 speeds).
-N_Q, N_V = 7, 6
+#: The free-flyer's coordinates (the model's first 7; its speeds are the first 6).
+N_Q = 7
 #: Locals of ``S``'s base block (:func:`basis_lets`): the rotation's entries, the quaternion's halves.
 ROTATION = tuple(tuple(f"_ff_R{i}{k}" for k in range(3)) for i in range(3))
 HALVES = ("_ff_hx", "_ff_hy", "_ff_hz", "_ff_hw")
