@@ -32,6 +32,7 @@ from sls.generate import generate, sym_lagrangian_solver  # noqa: E402
 from sls.model import Model  # noqa: E402
 from sls.readers import (  # noqa: E402
     load_example,
+    load_mjcf,
     load_python,
     load_toml,
     load_urdf,
@@ -47,6 +48,7 @@ __all__ = [
     "generate",
     "Model",
     "load_example",
+    "load_mjcf",
     "load_python",
     "load_toml",
     "load_urdf",

@@ -77,12 +77,19 @@ class Function:
         return sizes(self.outputs[output][1], n, m, k)
 
 
-def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None) -> tuple:
+def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0, c: int = 0) -> tuple:
     """``shape`` with numbers: sizes ``"n"`` (degrees of freedom: speeds), ``"q"`` (coordinates, ``n_q``; ``n``
     unless a quaternion turns), ``"x"`` (the state, ``n_q + n``), ``"2n"`` (the tangent space of the state, where
-    ``linearized_model`` lives), ``"m"`` inputs and ``"k"`` constraints."""
+    ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"f"`` frames, ``"c"`` contacts; numbers stay."""
     n_q = n if n_q is None else n_q
-    return tuple({"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k}[s] for s in shape)
+    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "f": f, "c": c}
+    return tuple(s if isinstance(s, int) else named[s] for s in shape)
+
+
+def model_sizes(shape: tuple, model: Model) -> tuple:
+    """:func:`sizes` with every count taken from ``model``."""
+    frames, contacts = len(getattr(model, "frames", ())), len(getattr(model, "contacts", ()))
+    return sizes(shape, model.n, model.m, getattr(model, "k", 0), len(model.q), frames, contacts)
 
 
 def _array(name: str, summary: str, output: str, shape: tuple, arguments: tuple = (STATE,)) -> Function:
@@ -199,6 +206,38 @@ SPEED_FUNCTIONS = (
     _array("qdot_fun", "Kinematics qdot = S(q) v: the coordinates' rates from the generalized speeds.", "qdot", ("q",)),
     _jacobian("qdot_jac_fun", "Jacobian of the kinematics: qdot_jac[:, i] = d(S(q) v)/dx_i.", "qdot_jac", ("q", "x")),
 )
+#: A robot's frame functions (``model.frames``: f links; :mod:`sls.derive.tree_frames` has the conventions).
+FRAME_FUNCTIONS = (
+    _array(
+        "frame_pose_fun",
+        "World poses [[R, p], [0, 0, 0, 1]] of the frames in FRAMES.",
+        "frame_pose",
+        ("f", 4, 4),
+    ),
+    _array(
+        "frame_jacobian_fun",
+        "Frame Jacobians J (linear rows first) at each frame's origin in world axes: [pdot; w] = J v.",
+        "frame_jacobian",
+        ("f", 6, "n"),
+    ),
+    _array(
+        "frame_jacobian_local_fun",
+        "Frame Jacobians in each frame's own axes (Pinocchio's LOCAL): [R' pdot; R' w] = J_local v.",
+        "frame_jacobian_local",
+        ("f", 6, "n"),
+    ),
+    _array(
+        "frame_jdot_v_fun",
+        "Classical acceleration drift Jdot v of each frame (origin, world axes): [pddot; wdot] at vdot = 0.",
+        "frame_jdot_v",
+        ("f", 6),
+    ),
+    _array("com_fun", "Centre of mass of the robot, in the world frame.", "com", (3,)),
+    _array(
+        "com_jacobian_fun", "Jacobian of the centre of mass: its velocity is com_jacobian v.", "com_jacobian", (3, "n")
+    ),
+)
+
 #: What the functions of a model with generalized speeds call besides their own kernels.
 SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}
 
@@ -213,6 +252,17 @@ MULTIPLIERS = Function(
 )
 
 
+#: The forces of a robot's point contacts on it (world axes), from the multipliers (solved at run time).
+CONTACT_FORCES = Function(
+    "contact_forces_fun",
+    "Contact forces: the force each point contact exerts on the robot, world axes (CONTACTS x 3).",
+    (STATE, INPUT),
+    (("forces", ("c", 3)),),
+    (),
+    numeric=True,
+)
+
+
 def available(model: Model) -> tuple:
     """Every function ``model``'s package can hold, in the order of its ``__init__``.
 
@@ -221,13 +271,16 @@ def available(model: Model) -> tuple:
     constraints (:data:`Function.numeric`).
     """
     speeds = getattr(model, "kinematics", None) is not None
-    if not getattr(model, "constrained", False) and not speeds:
+    frames = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
+    if not getattr(model, "constrained", False) and not speeds and not frames:
         return FUNCTIONS
     constrained = getattr(model, "constrained", False)
     arrays = tuple(f for f in FUNCTIONS if not f.solve and not f.uses)
     solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
-    extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ())
-    result = arrays + extra + solves + ((MULTIPLIERS,) if constrained else ()) + tuple(f for f in FUNCTIONS if f.uses)
+    extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ()) + frames
+    contacts = (CONTACT_FORCES,) if getattr(model, "contacts", ()) else ()
+    multipliers = ((MULTIPLIERS,) if constrained else ()) + contacts
+    result = arrays + extra + solves + multipliers + tuple(f for f in FUNCTIONS if f.uses)
     if speeds:
         result = tuple(replace(f, calls=SPEED_CALLS.get(f.name, ())) for f in result)
     return result
@@ -322,7 +375,10 @@ def arrays(model: Model) -> tuple:
 
 
 #: Functions by name.
-BY_NAME = {f.name: f for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + (MULTIPLIERS,)}
+BY_NAME = {
+    f.name: f
+    for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + FRAME_FUNCTIONS + (MULTIPLIERS, CONTACT_FORCES)
+}
 
 
 def built(model: Model) -> tuple:

@@ -80,6 +80,10 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
     rates = getattr(model, "kinematics", None)
     if rates is not None:  # models without generalized speeds keep the fingerprint they always had
         parts.append(repr([sympy.srepr(rate) for rate in rates]))
+    if getattr(model, "contacts", ()):  # models without contacts keep the fingerprint they always had
+        parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
+    if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
+        parts.append("frames=" + ",".join(model.frames))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
@@ -96,6 +100,29 @@ def _energy_parts(model: Model) -> list[str]:
     return [sympy.srepr(model.T), sympy.srepr(model.V)]
 
 
+#: The yaw-pitch-roll chart of a floating base (``--base-orientation euler``) is refused where ``|cos(pitch)|`` is
+#: below this (pitch within about 1e-3 rad, 0.06°, of ±90°). Measured on the hector quadrotor: at 1e-3 from the pole
+#: cond(M) is 1e8 (8 digits lost) and the Euler rates of a body turning at 1 rad/s are 1e3 rad/s; at 1e-6, cond(M)
+#: 1e14 and max|A| 1e11, numbers without meaning (returned silently before this guard).
+CHART_MARGIN = 1e-3
+
+
+def chart_pitch(model: Model) -> list[dict]:
+    """The pitch coordinates of ``model``'s yaw-pitch-roll floating bases (the 5th joint of each ``floating``
+    chain x, y, z, yaw, pitch, roll): ``[{"index": state index, "name": state name}]``, empty for every other
+    model."""
+    tree = model.tree
+    if tree is None:
+        return []
+    order = [joint.name for joint in tree.movable]
+    pitch = []
+    for base in tree.bases:
+        if base.kind == "floating" and len(base.joints) == 6 and base.joints[4] in order:
+            index = order.index(base.joints[4])
+            pitch.append({"index": index, "name": model.state[index].name})
+    return pitch
+
+
 def context(model: Model, simplify: bool = False, method: str = "expanded") -> dict:
     """Template variables describing ``model`` (``simplify``: generated with ``--simplify``;
     ``method``: the derivation route, see :data:`sls.derive.METHODS`)."""
@@ -110,19 +137,33 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "n_q": model.n_q,
         "n_x": len(model.state),
         "free_flyer": model.tree is not None and model.tree.free is not None,
+        "frames": list(model.frames),
+        "contacts": [name for name, _ in model.contacts],
+        "chart_pitch": chart_pitch(model),
+        "chart_margin": repr(CHART_MARGIN),
         "m": model.m,
         "state": [s.name for s in model.state],
         "inputs": [s.name for s in model.inputs],
         "actuated": model.actuated,
         "k": model.k,
         "kinematics": getattr(model, "kinematics", None) is not None,
-        "holonomic": len(model.constraints),
+        "holonomic": model.n_holonomic,
         "stabilization": repr(float(model.stabilization)),
         "params": [
             {"name": name, "default": None if value is None else repr(float(value))}
             for name, value in model.params.items()
         ],
+        "mujoco": _mujoco_layout(model),
     }
+
+
+def _mujoco_layout(model: Model) -> dict | None:
+    """Where the coordinates sit in MuJoCo's ``qpos`` and ``qvel`` (a model read from an MJCF file), else ``None``:
+    the package then gets ``from_mujoco`` and ``to_mujoco`` (``templates/python/_mujoco.py.j2``)."""
+    layout = getattr(model.tree, "mujoco", None)
+    if layout is None:
+        return None
+    return {"nq": layout.nq, "nv": layout.nv, "qpos": list(layout.qpos), "qvel": list(layout.qvel)}
 
 
 def tidy(text: str) -> str:

@@ -11,7 +11,6 @@ traceback with ``--verbose`` or ``SLS_TRACEBACK=1``.
 from __future__ import annotations
 
 import errno
-import math
 import os
 import sys
 from pathlib import Path
@@ -20,28 +19,20 @@ from typing import Any, NoReturn
 import click
 
 from sls.backends import TARGETS
-from sls.cli.values import parse_param
+from sls.cli.models import NLINK, NLINK_DEFAULT, RobotOptions, load_model
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
-from sls.model import Model, with_name, with_ranges
+from sls.model import with_name
 from sls.progress import Progress
 from sls.readers import (
     DEFAULT_EXAMPLE,
     example_description,
     example_names,
-    is_urdf_example,
-    load_example,
-    load_python,
-    load_toml,
-    model_from_strings,
 )
-from sls.readers.nlink import MAX_LINKS, nlink_pendulum
-from sls.readers.urdf import load_urdf
+from sls.readers.mjcf import MJCF_SUFFIXES
+from sls.readers.nlink import MAX_LINKS
+from sls.readers.urdf.xacro_files import is_xacro, parse_xacro_args
 from sls.version import __version__
-
-#: The example built by a generator rather than read from a file.
-NLINK = "nlink"
-NLINK_DEFAULT = 3
 
 #: Exit code of an internal error (a bug in sls): sysexits' EX_SOFTWARE.
 INTERNAL_ERROR = 70
@@ -148,129 +139,6 @@ def examples_command() -> None:
     )
 
 
-def parse_range(text: str) -> tuple[str, list]:
-    """Parse ``NAME=LOW:HIGH`` (a ``--range`` value); the ends are numbers or constants such as ``-pi/2``."""
-    name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
-    low, colon, high = value.partition(":")
-    if not sep or not name or not colon or not low.strip() or not high.strip():
-        raise UsageError(f"--range {text!r}: expected NAME=LOW:HIGH, e.g. --range theta=-0.5:0.5")
-    if not (name.isascii() and name.isidentifier()):
-        raise UsageError(f"--range {text!r}: {name!r} is not a state name (expected NAME=LOW:HIGH)")
-    return name, [_range_number(part.strip(), text) for part in (low, high)]
-
-
-def _range_number(part: str, text: str) -> float | str:
-    try:
-        number = float(part)
-    except ValueError:
-        return part  # a constant expression ("pi/2"), checked with the model's ranges
-    if not math.isfinite(number):
-        raise UsageError(f"--range {text!r}: the ends must be finite numbers")
-    return number
-
-
-def load_model(
-    model: str | None,
-    T: str | None,
-    V: str | None,
-    fric: tuple,
-    x: str | None,
-    params: tuple,
-    inputs: tuple,
-    forces: tuple,
-    links: int | None = None,
-    constraints: tuple = (),
-    velocity_constraints: tuple = (),
-    ranges: tuple = (),
-    floating_base: bool = False,
-    kinematics: tuple = (),
-    base_orientation: str | None = None,
-) -> Model:
-    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
-    ``floating_base``: ``--floating-base`` of a URDF model; ``base_orientation``: its ``--base-orientation``).
-
-    ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
-    ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
-    generalized speeds).
-    """
-    if links is not None and model != NLINK:
-        raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
-    inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
-    inline = inline or bool(constraints) or bool(velocity_constraints) or bool(kinematics)
-    param_values = dict(parse_param(p) for p in params)
-    range_values = dict(parse_range(r) for r in ranges)
-    if model is not None and inline:
-        raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
-    if inline:
-        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--x", x)) if value is None]
-        if not fric:
-            missing.append("--fric")
-        if missing:
-            raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
-        assert T is not None and V is not None and x is not None  # none is missing
-        return model_from_strings(
-            state=x.replace(",", " ").split(),
-            T=T,
-            V=V,
-            fric=fric[0] if len(fric) == 1 and fric[0].strip() == "0" else list(fric),
-            params=param_values,
-            inputs=list(inputs) if inputs else None,
-            forces=list(forces) if forces else None,
-            name="model",
-            source="inline flags",
-            constraints=list(constraints) or None,
-            velocity_constraints=list(velocity_constraints) or None,
-            ranges=range_values or None,
-            kinematics=list(kinematics) or None,
-        )
-    if inputs or forces:
-        raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
-    robot = bool(model and (Path(model).suffix == ".urdf" or is_urdf_example(model)))
-    if floating_base and not robot:
-        raise UsageError(
-            "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
-            "it frees the robot's root link"
-        )
-    if base_orientation is not None and not robot:
-        raise UsageError(
-            "--base-orientation goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
-            'in a model file write [urdf] base_orientation = "euler"'
-        )
-    if model == NLINK and not Path(model).exists():
-        loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
-    else:
-        loaded = _load_named(model or DEFAULT_EXAMPLE, floating_base, base_orientation or "quaternion")
-    if param_values:
-        unknown = sorted(set(param_values) - set(loaded.params))
-        if unknown:
-            raise UsageError(
-                f"--param {unknown[0]}: the model has no parameter of that name "
-                f"(it has: {', '.join(loaded.params) or 'none'})"
-            )
-        from dataclasses import replace
-
-        loaded = replace(loaded, params={**loaded.params, **param_values})
-    if range_values:
-        loaded = with_ranges(loaded, range_values)
-    return loaded
-
-
-def _load_named(model: str, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
-    path = Path(model)
-    if path.suffix == ".toml":
-        return load_toml(path)
-    if path.suffix == ".py":
-        return load_python(path)
-    if path.suffix == ".urdf":
-        return load_urdf(path, floating_base=floating_base, base_orientation=base_orientation)
-    if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
-        raise UsageError(f"{model}: model files must end in .toml, .py or .urdf")
-    if any(sep in model for sep in ("/", "\\")) or "." in model:
-        raise UsageError(f"{model}: no such model file")
-    return load_example(model, floating_base=floating_base, base_orientation=base_orientation)
-
-
 @main.command("generate")
 @click.argument("model", required=False)
 @click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
@@ -345,6 +213,37 @@ def _load_named(model: str, floating_base: bool = False, base_orientation: str =
     "wrench base_fx ... base_mz).",
 )
 @click.option(
+    "--frames",
+    "frames",
+    metavar="LINK,...",
+    default=None,
+    help="URDF robots: generate the world poses, Jacobians (LOCAL_WORLD_ALIGNED) and Jdot v of these links "
+    "(comma-separated; 'all' for every link) and the centre of mass.",
+)
+@click.option(
+    "--contacts",
+    "contacts",
+    metavar="LINK[:point],...",
+    default=None,
+    help="URDF robots: hold these links' origins in place (point contacts: three constraints each, at the "
+    "parameters contact_<link>_x/_y/_z, by default where they are at the neutral configuration).",
+)
+@click.option(
+    "--xacro-arg",
+    "xacro_args",
+    multiple=True,
+    metavar="NAME:=VALUE",
+    help="xacro robots (NAME.urdf.xacro): an argument of the file (repeatable).",
+)
+@click.option(
+    "--package-path",
+    "package_paths",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="xacro robots: a folder holding the ROS packages $(find PKG) and package://PKG name (repeatable).",
+)
+@click.option(
     "--base-orientation",
     "base_orientation",
     type=click.Choice(("quaternion", "euler")),
@@ -398,6 +297,10 @@ def generate_command(
     links: int | None,
     floating_base: bool,
     base_orientation: str | None,
+    frames: str | None,
+    contacts: str | None,
+    xacro_args: tuple[str, ...],
+    package_paths: tuple[str, ...],
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -410,7 +313,9 @@ def generate_command(
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
     executed as your own code), a robot description (NAME.urdf: revolute,
     continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
-    friction, gravity g along -z; --floating-base frees the root link) or a bundled
+    friction, gravity g along -z; --floating-base frees the root link), a MuJoCo
+    model (NAME.xml, compiled by the mujoco package: hinge and slide joints,
+    actuators as the inputs) or a bundled
     example's name (see `sls examples`); without MODEL and without inline
     flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
 
@@ -434,9 +339,10 @@ def generate_command(
         constraints,
         velocity_constraints,
         ranges,
-        floating_base,
         kinematics,
-        base_orientation,
+        RobotOptions(
+            floating_base, base_orientation, frames, contacts, parse_xacro_args(xacro_args), tuple(package_paths)
+        ),
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)
@@ -450,7 +356,10 @@ def generate_command(
             with Progress(progress_steps(loaded, target), f"generating {loaded.name}") as progress:
                 report = generate(loaded, out, on_step=progress.step, simplify=simplify, target=target)
     except (ModelError, ExpressionError) as error:  # a model file's errors start with its name
-        if model is not None and Path(model).suffix in (".toml", ".py", ".urdf") and not str(error).startswith(model):
+        is_file = model is not None and (
+            Path(model).suffix in (".toml", ".py", ".urdf", *MJCF_SUFFIXES) or is_xacro(model)
+        )
+        if model is not None and is_file and not str(error).startswith(model):
             raise type(error)(f"{model}: {error}") from None
         raise
     if verbose:

@@ -211,7 +211,8 @@ _PARAM_OPTION = click.option(
     "x_eq",
     required=True,
     metavar="VALUES",
-    help='Equilibrium state, 2n numbers: --x-eq "0 0 0 0" (entries may be constant expressions like pi).',
+    help='Equilibrium state, 2n numbers (N_Q + N_V with a quaternion base): --x-eq "0 0 0 0" (entries may be '
+    "constant expressions like pi).",
 )
 @click.option(
     "--u-eq",
@@ -225,7 +226,8 @@ _PARAM_OPTION = click.option(
     default="1",
     show_default=True,
     metavar="WEIGHT",
-    help='State weight: a number (times I), 2n diagonal entries "10 10 1 1", or rows separated by ";".',
+    help='State weight: a number (times I), 2n diagonal entries "10 10 1 1" (2 N_V, the tangent space, with a '
+    'quaternion base), or rows separated by ";".',
 )
 @click.option(
     "--R",
@@ -256,12 +258,14 @@ def lqr_command(
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from sls.control import equilibrium_input, load_package, lqr, save_design
+    from sls.control.package import state_size
+    from sls.control.tangent import tangent_names
 
     if save:
         check_output_file(save, "--save")
     pkg = load_package(package_dir)
     values = _params(pkg, params)
-    x = parse_vector(x_eq, 2 * pkg.N_DOF, "--x-eq", pkg.STATE)
+    x = parse_vector(x_eq, state_size(pkg), "--x-eq", pkg.STATE)
     if u_eq is None:
         u, _ = equilibrium_input(pkg, x, params=values)
     else:
@@ -274,8 +278,14 @@ def lqr_command(
         parse_weight(R, pkg.N_INPUTS, "--R"),
         params=values,
     )
-    click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, x)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
-    table = _gain_table(pkg.STATE, pkg.INPUTS, result.K)
+    click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, result.x_eq)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
+    columns = tangent_names(pkg)
+    if len(columns) != len(pkg.STATE):
+        click.echo(
+            f"x - x_eq below: the tangent vector [difference(q_eq, q); v - v_eq] ({len(columns)} entries: "
+            f"{columns[3]}..{columns[5]} the base's rotation vector in its own frame)"
+        )
+    table = _gain_table(columns, pkg.INPUTS, result.K)
     if max(len(line) for line in table) <= WIDE:
         click.echo("K (u = u_eq - K (x - x_eq)):")
         for line in table:
@@ -284,7 +294,7 @@ def lqr_command(
         for line in _format_poles(result.poles):
             click.echo(f"  {line}")
     else:
-        for line in _gain_summary(pkg.STATE, pkg.INPUTS, result.K, save):
+        for line in _gain_summary(columns, pkg.INPUTS, result.K, save):
             click.echo(line)
         click.echo(f"closed-loop poles ({len(result.poles)}):")
         for line in _wrapped(_format_poles(result.poles)):
@@ -296,7 +306,13 @@ def lqr_command(
 
 @click.command("simulate")
 @click.argument("package_dir", metavar="DIR")
-@click.option("--x0", "x0", required=True, metavar="VALUES", help='Initial state, 2n numbers: --x0 "0 pi/18 0 0".')
+@click.option(
+    "--x0",
+    "x0",
+    required=True,
+    metavar="VALUES",
+    help='Initial state, 2n numbers (N_Q + N_V with a quaternion base): --x0 "0 pi/18 0 0".',
+)
 @click.option("--t-end", "t_end", required=True, type=float, metavar="SECONDS", help="End time.")
 @click.option("--t-start", "t_start", default=0.0, show_default=True, type=float, metavar="SECONDS", help="Start time.")
 @click.option(
@@ -367,6 +383,7 @@ def simulate_command(
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from sls.control import StiffnessWarning, load_package, settling_time, simulate
+    from sls.control.package import state_size
 
     if plot:
         from sls.control.plot import require_matplotlib
@@ -381,7 +398,7 @@ def simulate_command(
         raise UsageError("--rtol and --atol must be positive")
     pkg = load_package(package_dir)
     values = _params(pkg, params)
-    x = parse_vector(x0, 2 * pkg.N_DOF, "--x0", pkg.STATE)
+    x = parse_vector(x0, state_size(pkg), "--x0", pkg.STATE)
     controller, x_eq = None, None
     if lqr_from:
         controller = _design(pkg, lqr_from, allow_other_model)

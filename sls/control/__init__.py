@@ -20,6 +20,12 @@ of parameter values passed as keyword arguments to the generated functions
   :func:`settling_time` — when a trajectory stays near the equilibrium.
 * :func:`save_design`, :func:`load_design` — an LQR design as a JSON file
   (what ``sls lqr --save`` writes and ``sls simulate --lqr-from`` reads).
+* :func:`tangent_names` — the names of the tangent-space entries a gain acts
+  on: a package with a quaternion base (``N_Q = N_V + 1``) has full states
+  ``x = [q; v]`` (``N_Q + N_V``) but linearizes and designs in the tangent
+  space (``2 N_V``), ``u = u_eq − K [difference(q_eq, q); v − v_eq]``
+  (:mod:`~sls.control.tangent`). A robot with a yaw-pitch-roll base is
+  stopped near its chart's singularity (:mod:`~sls.control.chart`).
 
 The modules, one job each: :mod:`~sls.control.package` (loading a package,
 checking arguments), :mod:`~sls.control.equilibrium`,
@@ -41,6 +47,7 @@ from sls.control.linear import controllability_rank, ctrb, discretize, state_spa
 from sls.control.package import load_package
 from sls.control.riccati import LQRResult, dlqr, lqr, weight_matrix
 from sls.control.simulation import METHODS, StiffnessWarning, closed_loop_jacobian, settling_time, simulate
+from sls.control.tangent import tangent_names
 from sls.errors import ControlError
 
 __all__ = [
@@ -64,5 +71,6 @@ __all__ = [
     "settling_time",
     "simulate",
     "state_space",
+    "tangent_names",
     "weight_matrix",
 ]

@@ -6,13 +6,15 @@ The document (``"kind": "lqr"``) holds the sls version, the fingerprint of the
 generated package the design was made on (its ``FINGERPRINT``), the package's
 state and input names, the parameter values of the design, ``x_eq`` (2n),
 ``u_eq`` (m), ``K`` (m × 2n), ``Q``, ``R`` and the closed-loop poles as
-``[real, imag]`` pairs.
+``[real, imag]`` pairs. With a quaternion base ``x_eq`` is a full state
+(``N_Q + N_V``), ``K``, ``Q`` are in the tangent space (``2n = 2 N_V``) and
+``"tangent"`` names ``K``'s columns (:func:`sls.control.tangent.tangent_names`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -20,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from sls.control.package import Package, load_package
+from sls.control.package import Package, load_package, state_size
 from sls.control.riccati import LQRResult
+from sls.control.tangent import deviation, on_manifold, tangent_names, unit_state
 from sls.errors import ControlError, DesignFileError, OutputError
 from sls.output.write import replacing
 
@@ -32,18 +35,23 @@ KIND = "lqr"
 
 @dataclass(frozen=True)
 class LQRDesign:
-    """An LQR design read from a file: the controller ``u = u_eq − K (x − x_eq)``, callable as ``design(t, x)``."""
+    """An LQR design read from a file: the controller ``u = u_eq − K (x − x_eq)``, callable as ``design(t, x)``
+    (with a quaternion base ``x − x_eq`` is the tangent vector ``[difference(q_eq, q); v − v_eq]``)."""
 
-    K: np.ndarray  #: (m, 2n) gain
-    x_eq: np.ndarray  #: (2n,) equilibrium state
+    K: np.ndarray  #: (m, 2n) gain (2n: the tangent space's 2 N_V)
+    x_eq: np.ndarray  #: (N_Q + N_V,) equilibrium state
     u_eq: np.ndarray  #: (m,) equilibrium input
     #: fingerprint of the package the design was made on (None: not recorded)
     fingerprint: str | None = None
     #: parameter values the design was made with
     params: dict[str, float] = field(default_factory=dict)
+    #: the map x ↦ δx of a package with a quaternion base; None: δx = x − x_eq
+    deviation: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, t: float, x: object) -> np.ndarray:
-        u: np.ndarray = self.u_eq - self.K @ (np.asarray(x, dtype=float) - self.x_eq)
+        state = np.asarray(x, dtype=float)
+        error = state - self.x_eq if self.deviation is None else self.deviation(state)
+        u: np.ndarray = self.u_eq - self.K @ error
         return u
 
     controller = __call__
@@ -54,12 +62,14 @@ def design_document(pkg: Package, result: LQRResult, params: Mapping[str, float]
     from sls.version import __version__
 
     module = load_package(pkg)
+    tangent = {"tangent": list(tangent_names(module))} if on_manifold(module) else {}
     return {
         "sls": __version__,
         "kind": KIND,
         "fingerprint": getattr(module, "FINGERPRINT", None),
         "state": list(module.STATE),
         "inputs": list(module.INPUTS),
+        **tangent,
         "params": dict(params or {}),
         "x_eq": result.x_eq.tolist(),
         "u_eq": result.u_eq.tolist(),
@@ -116,7 +126,7 @@ def load_design(pkg: Package, path: str | Path, *, allow_other_model: bool = Fal
     n2, m = 2 * module.N_DOF, module.N_INPUTS
     try:
         K = np.array(data["K"], dtype=float).reshape(m, n2)
-        x_eq = np.array(data["x_eq"], dtype=float).reshape(n2)
+        x_eq = np.array(data["x_eq"], dtype=float).reshape(state_size(module))
         u_eq = np.array(data["u_eq"], dtype=float).reshape(m)
     except (TypeError, ValueError):
         raise DesignFileError(f"{path}: K, x_eq or u_eq has the wrong shape for this package") from None
@@ -126,8 +136,11 @@ def load_design(pkg: Package, path: str | Path, *, allow_other_model: bool = Fal
             other_model(path, fingerprint, module)
             + ": design again on this package, or pass allow_other_model=True to use it all the same"
         )
-    params = data.get("params") if isinstance(data.get("params"), dict) else {}
-    return LQRDesign(K=K, x_eq=x_eq, u_eq=u_eq, fingerprint=fingerprint, params=dict(params or {}))
+    params = dict(data.get("params") or {}) if isinstance(data.get("params"), dict) else {}
+    x_eq = unit_state(module, x_eq, f"{path}: x_eq")
+    known = {name: value for name, value in params.items() if name in getattr(module, "PARAMS", {})}
+    tangent = deviation(module, x_eq, known) if on_manifold(module) else None
+    return LQRDesign(K=K, x_eq=x_eq, u_eq=u_eq, fingerprint=fingerprint, params=params, deviation=tangent)
 
 
 def other_model(path: str | Path, fingerprint: object, module: ModuleType) -> str:

@@ -16,6 +16,7 @@ from sls.control.package import (
     load_package,
     state_vector,
 )
+from sls.control.tangent import unit_state
 from sls.errors import ControlError
 
 __all__ = ["constraint_basis", "equilibrium_input"]
@@ -24,7 +25,8 @@ __all__ = ["constraint_basis", "equilibrium_input"]
 def equilibrium_input(
     pkg: Package, x: object, *, params: Mapping[str, float] | None = None, tol: float = 1e-8
 ) -> tuple[np.ndarray, float]:
-    """The input that holds the state ``x`` with ``q̈ = 0``.
+    """The input that holds the state ``x`` with ``q̈ = 0`` (``v̇ = 0`` with generalized speeds; ``x`` has
+    ``N_Q + N_V`` entries with a quaternion base).
 
     Solves ``B_u(x) u = C q̇ + φ + fric`` (``= tau_fun(x, 0)``) in the least
     squares sense (minimum-norm ``u`` if several hold it). For a state at rest
@@ -46,7 +48,7 @@ def equilibrium_input(
     """
     module = load_package(pkg)
     values = checked_params(module, params)
-    state = state_vector(module, x, "x")
+    state = unit_state(module, state_vector(module, x, "x"), "x")
     n, m = module.N_DOF, module.N_INPUTS
     if constrained(module):
         # qddot is affine in u (lam included): qddot(x, u) = qddot(x, 0) + (dqddot/du) u.

@@ -10,6 +10,7 @@ import scipy.linalg
 
 from sls.control.equilibrium import equilibrium_input
 from sls.control.package import Package, call, checked_params, input_vector, load_package, state_vector
+from sls.control.tangent import tangent_names, unit_state
 from sls.errors import ControlError, MissingDependencyError
 
 __all__ = ["controllability_rank", "ctrb", "discretize", "state_space"]
@@ -59,7 +60,8 @@ def state_space(pkg: Package, x: object, u: object = None, *, params: Mapping[st
     """The linearization at ``(x, u)`` as a python-control ``StateSpace``.
 
     ``A``, ``B`` from ``linearized_model``, ``C = I`` (every state is an
-    output), ``D = 0``; states, inputs and outputs carry the package's names.
+    output), ``D = 0``; states, inputs and outputs carry the package's names
+    (with a quaternion base the tangent space's, :func:`sls.control.tangent.tangent_names`).
     ``u=None`` takes the input that holds ``x`` (:func:`equilibrium_input`).
     For a sampled controller use ``sys.sample(dt)`` (or :func:`dlqr`).
     Raises :class:`~sls.errors.MissingDependencyError` without python-control.
@@ -70,11 +72,11 @@ def state_space(pkg: Package, x: object, u: object = None, *, params: Mapping[st
         raise MissingDependencyError(f"state_space: {CONTROL_HINT}") from None
     module = load_package(pkg)
     values = checked_params(module, params)
-    state = state_vector(module, x, "x")
+    state = unit_state(module, state_vector(module, x, "x"), "x")
     held = equilibrium_input(module, state, params=values)[0] if u is None else input_vector(module, u, "u")
     A, B = call(module, "linearized_model", state, held, params=values)
     size, m = A.shape[0], B.shape[1]
-    states = list(getattr(module, "STATE", ())) or [f"x{i + 1}" for i in range(size)]
+    states = list(tangent_names(module))
     inputs = list(getattr(module, "INPUTS", ())) or [f"u{j + 1}" for j in range(m)]
     return control.ss(A, B, np.eye(size), np.zeros((size, m)), states=states, inputs=inputs, outputs=states)
 

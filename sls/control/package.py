@@ -124,9 +124,21 @@ def vector(value: object, size: int, what: str, names: Sequence[str] = ()) -> np
     return array
 
 
+def coordinate_count(module: ModuleType) -> int:
+    """The number of coordinates ``q``: ``N_Q`` of a package that has it (a quaternion base: ``N_Q > N_DOF``), else
+    ``N_DOF``."""
+    return int(getattr(module, "N_Q", module.N_DOF))
+
+
+def state_size(module: ModuleType) -> int:
+    """The length of a state ``x = [q; v]``: ``N_Q + N_DOF`` (``2 N_DOF + 1`` with a quaternion base), the
+    tangent space's ``2 N_DOF`` plus one per quaternion."""
+    return coordinate_count(module) + module.N_DOF
+
+
 def state_vector(module: ModuleType, x: object, what: str) -> np.ndarray:
-    """``x`` as a checked state of the package, shape (2n,)."""
-    return vector(x, 2 * module.N_DOF, what, tuple(getattr(module, "STATE", ())))
+    """``x`` as a checked state of the package, shape (N_Q + N_V,) (``(2n,)`` without a quaternion base)."""
+    return vector(x, state_size(module), what, tuple(getattr(module, "STATE", ())))
 
 
 def input_vector(module: ModuleType, u: object, what: str) -> np.ndarray:
@@ -139,7 +151,7 @@ def coordinate_rates(module: ModuleType, x: np.ndarray, params: Mapping[str, flo
     speeds, else the second half of ``x``."""
     if hasattr(module, "qdot_fun"):
         return np.asarray(call(module, "qdot_fun", x, params=params), dtype=float)
-    return x[len(x) // 2 :]
+    return x[..., module.N_DOF :]
 
 
 def call(module: ModuleType, name: str, x: np.ndarray, *args: object, params: Mapping[str, float]) -> Any:

@@ -53,9 +53,11 @@ def plot_simulation(
     Parameters
     ----------
     result : OdeResult
-        ``t``, ``y`` (2n, len(t)) and optionally ``u``, ``energy``.
-    state_names : sequence of 2n str
-        Names for the legend, q first then q̇.
+        ``t``, ``y`` (2n, len(t)) and optionally ``u``, ``energy``, ``n_q``
+        (the number of coordinates, the first rows of ``y``: with a
+        quaternion base ``N_Q``, and ``y`` has ``N_Q + N_V`` rows).
+    state_names : sequence of str
+        Names for the legend, q first then q̇ (or the speeds v).
     path : str or Path
         Output file.
     """
@@ -88,8 +90,8 @@ def simulation_figure(
     figure_module = require_matplotlib()
     t = np.asarray(result.t)
     y = np.asarray(result.y)
-    n = y.shape[0] // 2
-    names = list(state_names) or [f"x{i + 1}" for i in range(2 * n)]
+    n = int(getattr(result, "n_q", None) or y.shape[0] // 2)  # the coordinates: the first n rows of y
+    names = list(state_names) or [f"x{i + 1}" for i in range(y.shape[0])]
     u = getattr(result, "u", None)
     energy = getattr(result, "energy", None)
     panels = ["q", "dq"]
@@ -109,9 +111,9 @@ def simulation_figure(
                 ax.plot(t, y[i], label=names[i])
             ax.set_ylabel(r"$q$")
         elif panel == "dq":
-            for i in range(n, 2 * n):
+            for i in range(n, y.shape[0]):
                 ax.plot(t, y[i], label=names[i])
-            ax.set_ylabel(r"$\dot q$")
+            ax.set_ylabel(r"$\dot q$" if y.shape[0] == 2 * n else r"$v$")
         elif panel == "u":
             u = np.atleast_2d(np.asarray(u))
             labels = list(input_names) or [f"u{i + 1}" for i in range(u.shape[0])]

@@ -4,13 +4,17 @@ Both linearize the nonlinear model with the package's ``linearized_model`` at
 a checked equilibrium, check stabilizability (PBH test), solve the algebraic
 Riccati equation and return an :class:`LQRResult`, which is also the
 controller ``u = u_eq − K (x − x_eq)`` that :func:`sls.control.simulate` takes.
+With a quaternion base the design is in the tangent space (``Q`` and ``S``
+are ``2 N_V × 2 N_V``, ``K`` is ``m × 2 N_V``), the equilibrium a full state
+(``N_Q + N_V``) and the controller ``u = u_eq − K [difference(q_eq, q); v − v_eq]``
+(:mod:`sls.control.tangent`).
 A constrained package is designed on the reduced coordinates ``z = Tᵀ δx``
 (:func:`sls.control.constraint_basis`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,12 +26,14 @@ from sls.control.package import (
     Package,
     call,
     checked_params,
+    coordinate_count,
     coordinate_rates,
     fmt,
     input_vector,
     load_package,
     state_vector,
 )
+from sls.control.tangent import deviation, unit_state
 from sls.errors import ControlError
 
 __all__ = ["LQRResult", "dlqr", "lqr", "weight_matrix"]
@@ -81,6 +87,9 @@ class LQRResult:
 
     Unpacks like python-control's ``lqr``: ``K, S, E = lqr(...)``. Calling it,
     ``result(t, x)``, is the controller (the signature :func:`simulate` takes).
+    With a quaternion base ``x − x_eq`` is the tangent vector
+    ``δx = [difference(q_eq, q); v − v_eq]`` (``deviation``), and the sizes
+    ``2n`` below are ``2 N_V`` (``x_eq`` has ``N_Q + N_V`` entries).
     """
 
     K: np.ndarray  #: (m, 2n) gain
@@ -88,7 +97,7 @@ class LQRResult:
     poles: np.ndarray  #: (2n,) closed-loop eigenvalues of A − B K
     A: np.ndarray  #: (2n, 2n) linearization at the equilibrium
     B: np.ndarray  #: (2n, m)
-    x_eq: np.ndarray  #: (2n,) equilibrium state
+    x_eq: np.ndarray  #: (N_Q + N_V,) equilibrium state (2n entries without a quaternion base)
     u_eq: np.ndarray  #: (m,) equilibrium input
     Q: np.ndarray = field(repr=False)  #: (2n, 2n) state weight
     R: np.ndarray = field(repr=False)  #: (m, m) input weight
@@ -97,6 +106,8 @@ class LQRResult:
     #: constrained package: the basis T of the reduced coordinates z = Tᵀ δx the design was made on
     #: (``poles`` are those of the reduced loop, 2n − k_h − k of them); None otherwise
     basis: np.ndarray | None = field(default=None, repr=False)
+    #: the map x ↦ δx (N_Q + N_V → 2 N_V) of a package with a quaternion base; None: δx = x − x_eq
+    deviation: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @property
     def E(self) -> np.ndarray:
@@ -107,7 +118,9 @@ class LQRResult:
         return iter((self.K, self.S, self.poles))
 
     def __call__(self, t: float, x: object) -> np.ndarray:
-        u: np.ndarray = self.u_eq - self.K @ (np.asarray(x, dtype=float) - self.x_eq)
+        state = np.asarray(x, dtype=float)
+        error = state - self.x_eq if self.deviation is None else self.deviation(state)
+        u: np.ndarray = self.u_eq - self.K @ error
         return u
 
     controller = __call__
@@ -137,13 +150,15 @@ def lqr(
     ----------
     pkg : module or path
         A generated package.
-    x_eq : array_like, (2n,)
-        Equilibrium state (zero velocities).
+    x_eq : array_like, (N_Q + N_V,)
+        Equilibrium state (zero velocities), ``2n`` entries without a
+        quaternion base.
     u_eq : array_like, (m,), optional
         Equilibrium input; ``None`` computes it with :func:`equilibrium_input`.
     Q, R : scalar, vector or matrix
         State and input weights: a scalar (times identity), the diagonal, or
-        the full symmetric matrix; ``Q`` ⪰ 0 (2n×2n), ``R`` ≻ 0 (m×m).
+        the full symmetric matrix; ``Q`` ⪰ 0 (2n×2n, the tangent space's
+        2 N_V × 2 N_V with a quaternion base: :func:`sls.control.tangent.tangent_names`), ``R`` ≻ 0 (m×m).
     N : array_like, (2n, m), optional
         Cross weight.
     params : dict, optional
@@ -192,6 +207,7 @@ def lqr(
         Q=problem.Q,
         R=problem.R,
         basis=basis,
+        deviation=problem.deviation,
     )
 
 
@@ -255,6 +271,7 @@ def dlqr(
         R=problem.R,
         dt=dt,
         basis=basis,
+        deviation=problem.deviation,
     )
 
 
@@ -269,6 +286,7 @@ class _Problem:
     Q: np.ndarray  #: (2n, 2n)
     R: np.ndarray  #: (m, m)
     N: np.ndarray | None  #: (2n, m) or None
+    deviation: Callable[[np.ndarray], np.ndarray] | None  #: x ↦ δx with a quaternion base, else None
 
 
 def _linearized_equilibrium(
@@ -284,7 +302,8 @@ def _linearized_equilibrium(
     module = load_package(pkg)
     values = checked_params(module, params)
     n, m = module.N_DOF, module.N_INPUTS
-    x = state_vector(module, x_eq, "x_eq")
+    n_q = coordinate_count(module)
+    x = unit_state(module, state_vector(module, x_eq, "x_eq"), "x_eq")
     if u_eq is None:
         u_eq, _ = equilibrium_input(module, x, params=values, tol=tol)
     u = input_vector(module, u_eq, "u_eq")
@@ -297,16 +316,26 @@ def _linearized_equilibrium(
             raise ControlError(f"N must be a {2 * n}x{m} matrix, got shape {N_matrix.shape}")
 
     xdot = np.concatenate([coordinate_rates(module, x, values), call(module, "qddot_fun", x, u, params=values)])
-    rest = np.concatenate([x[:n], np.zeros(n)])
+    rest = np.concatenate([x[:n_q], np.zeros(n)])
     scale = max(1.0, float(np.linalg.norm(call(module, "qddot_fun", rest, np.zeros(m), params=values))))
     residual = float(np.linalg.norm(xdot))
     if not residual <= tol * scale:
-        hint = "x_eq must have zero velocities" if np.any(x[n:] != 0) else "use equilibrium_input(pkg, x_eq) for u_eq"
+        moving = np.any(x[n_q:] != 0)
+        hint = "x_eq must have zero velocities" if moving else "use equilibrium_input(pkg, x_eq) for u_eq"
         raise ControlError(
             f"(x_eq, u_eq) is not an equilibrium: xdot = f(x_eq, u_eq) = {fmt(xdot)} (residual {residual:.3g}); {hint}"
         )
     A, B = call(module, "linearized_model", x, u, params=values)
-    return _Problem(np.asarray(A, dtype=float), np.asarray(B, dtype=float), x, u, Q_matrix, R_matrix, N_matrix)
+    return _Problem(
+        np.asarray(A, dtype=float),
+        np.asarray(B, dtype=float),
+        x,
+        u,
+        Q_matrix,
+        R_matrix,
+        N_matrix,
+        deviation(module, x, values),
+    )
 
 
 def _reduced(

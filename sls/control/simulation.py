@@ -19,7 +19,17 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from sls.control.package import Package, call, checked_params, coordinate_rates, load_package, state_vector
+from sls.control.chart import ChartError, ChartGuard, StepObserver, guard
+from sls.control.package import (
+    Package,
+    call,
+    checked_params,
+    coordinate_count,
+    coordinate_rates,
+    load_package,
+    state_vector,
+)
+from sls.control.tangent import normalized, on_manifold, retract, unit_state
 from sls.errors import ControlError
 
 __all__ = ["EXPLICIT_METHODS", "METHODS", "STIFF_METHODS", "StiffnessWarning", "settling_time", "simulate"]
@@ -57,12 +67,23 @@ def simulate(
 ) -> Any:
     """Integrate the nonlinear model ``ẋ = [q̇; q̈(x, u)]`` from ``x0``.
 
+    With generalized speeds the state is ``x = [q; v]`` and ``ẋ = [S(q) v; v̇(x, u)]``
+    (the package's ``qdot_fun`` and ``qddot_fun`` = ``vdot_fun``). A package
+    with a quaternion base (``normalize``) is evaluated at the state with the
+    unit quaternion (the exact flow keeps its norm; the integrator's drift
+    never enters the dynamics or the controller), and every state of
+    ``result.y`` is returned with a unit quaternion (``result.sol`` and
+    ``y_events``, if asked for, are the integrator's own). A package of a robot
+    with a yaw-pitch-roll base (``CHART_PITCH``) stops with one
+    :class:`~sls.errors.ControlError` line when the pitch comes within
+    ``CHART_MARGIN`` of ±90° (see :mod:`sls.control.chart`).
+
     Parameters
     ----------
     pkg : module or path
         A generated package.
-    x0 : array_like, (2n,)
-        Initial state.
+    x0 : array_like, (N_Q + N_V,)
+        Initial state (``2n`` entries without a quaternion base).
     t_span : (t0, t_end)
         Time interval.
     controller : callable ``controller(t, x) -> u`` (length m), optional
@@ -72,7 +93,7 @@ def simulate(
         The integrator: ``"RK45"`` (default), ``"RK23"``, ``"DOP853"``
         (explicit) or ``"Radau"``, ``"BDF"``, ``"LSODA"`` (for stiff models:
         they get the Jacobian of :func:`closed_loop_jacobian` unless
-        ``jac=`` is given).
+        ``jac=`` is given; with a quaternion base scipy's finite differences).
     params : dict, optional
         Parameter values for the generated functions.
     progress : callable ``progress(t)``, optional
@@ -85,8 +106,9 @@ def simulate(
     Returns
     -------
     scipy.integrate OdeResult
-        The solve_ivp result (``t``, ``y`` of shape (2n, len(t)), ``success``,
+        The solve_ivp result (``t``, ``y`` of shape (N_Q + N_V, len(t)), ``success``,
         ``message``, ``nfev``, ...) plus ``u`` (m, len(t)) the inputs applied,
+        ``n_q`` the number of coordinates (the first ``n_q`` rows of ``y``),
         ``T``, ``V``, ``energy = T + V`` (len(t),) along the trajectory, and
         ``hint``: ``None``, or one line saying that an explicit method met a
         stiff model (also issued as a :class:`StiffnessWarning`).
@@ -94,7 +116,7 @@ def simulate(
     module = load_package(pkg)
     values = checked_params(module, params)
     m = module.N_INPUTS
-    start = state_vector(module, x0, "x0")
+    start = unit_state(module, state_vector(module, x0, "x0"), "x0")
     try:
         t0, t1 = (float(t) for t in t_span)
     except (TypeError, ValueError):
@@ -106,6 +128,9 @@ def simulate(
     if method not in METHODS:
         raise ControlError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     control = _inputs(module, controller)
+    chart = guard(module)
+    if chart is not None:
+        chart.check(t0, start)
 
     reached = [t0]
     step = (t1 - t0) / 100
@@ -116,20 +141,29 @@ def simulate(
         if progress is not None and t >= reached[0] + step:
             reached[0] = t
             progress(min(t, t1))
+        if chart is not None:
+            chart.check(t, x)
+        x = normalized(module, x)
         return np.concatenate(
             [coordinate_rates(module, x, values), call(module, "qddot_fun", x, control(t, x), params=values)]
         )
 
     options: dict[str, Any] = {"rtol": 1e-8, "atol": 1e-10}
     options.update(solve_ivp_kwargs)
-    if method in STIFF_METHODS and "jac" not in options:
+    if method in STIFF_METHODS and "jac" not in options and not on_manifold(module):
         options["jac"] = closed_loop_jacobian(module, controller, params=values)
+    given, observer = _with_chart_events(options, chart)
     try:
         result = solve_ivp(rhs, (t0, t1), start, method=method, **options)
+    except ChartError:
+        raise
     except ControlError as exc:
         raise ControlError(f"the simulation stopped at t = {now[0]:.6g}: {exc}") from None
+    _check_chart_events(result, chart, given, observer)
     if progress is not None:
         progress(float(result.t[-1]))
+    result.y = normalized(module, result.y.T).T
+    result.n_q = coordinate_count(module)
     states = result.y.T
     result.u = np.array([control(t, x) for t, x in zip(result.t, states)]).reshape(len(result.t), m).T
     result.T = np.asarray(call(module, "T_fun", states, params=values), dtype=float).reshape(-1)
@@ -141,6 +175,40 @@ def simulate(
         if result.hint:
             warnings.warn(result.hint, StiffnessWarning, stacklevel=2)
     return result
+
+
+def _with_chart_events(options: dict[str, Any], chart: ChartGuard | None) -> tuple[int | None, StepObserver | None]:
+    """Add the chart guard's events to ``options["events"]`` (after the caller's): the terminal ones, then the step
+    observer. Returns how many events the caller gave (``None``: no ``events`` argument) and the observer."""
+    if chart is None:
+        return None, None
+    given = options.get("events")
+    caller = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
+    observer = chart.observer()
+    options["events"] = caller + chart.events() + [observer]
+    return (None if given is None else len(caller)), observer
+
+
+def _check_chart_events(result: Any, chart: ChartGuard | None, given: int | None, observer: Any) -> None:
+    """Raise the chart guard's line if one of its events ended the run, or a step jumped over a pole; give the
+    caller back only their events."""
+    if chart is None:
+        return
+    count = given or 0
+    ours = result.t_events[count : count + 2 * len(chart.pitch)]
+    hits = [(float(times[0]), k) for k, times in enumerate(ours) if len(times)]
+    if hits:
+        t, k = min(hits)
+        index, name = chart.pitch[k // 2]
+        value = float(result.y_events[count + k][0][index])
+        raise ChartError(chart.message(name, value, t))
+    if observer.crossing is not None:
+        t, name, pole = observer.crossing
+        raise ChartError(chart.message(name, pole, t))
+    if given is None:
+        result.t_events, result.y_events = None, None
+    else:
+        result.t_events, result.y_events = result.t_events[:count], result.y_events[:count]
 
 
 def _inputs(module: ModuleType, controller: Controller | None) -> Callable[[float, np.ndarray], np.ndarray]:
@@ -173,9 +241,15 @@ def closed_loop_jacobian(
 
     * no controller (open loop): ``J = A``;
     * a linear state feedback with a gain ``K`` (an :class:`LQRResult` or a
-      loaded design, ``u = u_eq − K (x − x_eq)``): ``J = A − B K``, exact;
+      loaded design, ``u = u_eq − K δx``): ``J = A − B K``, exact;
     * any other callable: ``∂u/∂x`` by forward differences of the controller
       alone (the model's part stays analytic), ``J = A + B ∂u/∂x``.
+
+    With a quaternion base, ``J`` is the tangent-space one (2 N_V × 2 N_V, as
+    ``linearized_model``; the controller differentiated along
+    ``(integrate(q, δq), v + δv)``): its eigenvalues are the loop's, but it is
+    not the Jacobian of the ``N_Q + N_V`` coordinates, and :func:`simulate`
+    does not hand it to a stiff method.
     """
     module = load_package(pkg)
     values = checked_params(module, params)
@@ -197,10 +271,10 @@ def closed_loop_jacobian(
             return A - B @ gain
         du = np.empty((module.N_INPUTS, size))
         for j in range(size):
-            h = 1e-7 * max(1.0, abs(x[j]))
-            shifted = np.array(x, dtype=float)
-            shifted[j] += h
-            du[:, j] = (control(t, shifted) - u) / h
+            h = 1e-7 * max(1.0, abs(x[j])) if not on_manifold(module) else 1e-7
+            step = np.zeros(size)
+            step[j] = h
+            du[:, j] = (control(t, retract(module, x, step, values)) - u) / h
         return A + B @ du
 
     return jacobian

@@ -82,6 +82,8 @@ class Dynamics:
     residual_jac: tuple = ()
     kinematics: tuple = ()
     kinematics_jac: tuple = ()
+    #: A robot's frame arrays (:data:`~sls.derive.tree_frames.FRAME_ARRAYS`) by name, when it names frames.
+    frame_arrays: dict | None = None
     arrays: dict | None = None
 
     def as_sympy(self, array: tuple) -> tuple:

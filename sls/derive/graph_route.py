@@ -19,6 +19,7 @@ from sls.arrays import flatten, nest, shape_of
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
+    FRAME_ARRAYS,
     SOLVED_ARRAYS,
     SPEED_ARRAYS,
     ArrayBuilder,
@@ -90,6 +91,7 @@ NEEDS_BY_ARRAY = {
     "bias_jac": ("constraints",),
     "qdot": ("qdot",),
     "qdot_jac": ("qdot_jac",),
+    **{name: ("frames",) for name in FRAME_ARRAYS},
 }
 
 
@@ -137,6 +139,11 @@ def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> dic
     }
 
 
+def _tuples(array: object) -> object:
+    """Nested lists as the nested tuples of :mod:`sls.arrays`."""
+    return tuple(_tuples(item) for item in array) if isinstance(array, (list, tuple)) else array
+
+
 class GraphTerms:
     """The graph routes' arrays, each built on first use (steps named in :data:`NEEDS_BY_ARRAY`).
 
@@ -152,7 +159,7 @@ class GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = (
         "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
-        "qdot", "qdot_jac",
+        "qdot", "qdot_jac", "frames",
     )  # fmt: skip
 
     # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
@@ -314,6 +321,10 @@ class GraphTerms:
             )
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq)
 
+    def _frames(self) -> dict:
+        """A robot's frame arrays (:mod:`sls.derive.tree_frames`): the tree route's."""
+        raise ModelError("frames are generated for robots (a URDF file) on the tree route")
+
     def _qdot(self) -> list:
         """``q̇ = S(q) v`` (n_q nodes)."""
         rates = self.model.kinematics if self.model.kinematics is not None else self.model.dq
@@ -329,6 +340,7 @@ class GraphTerms:
         """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
         wanted = check_wanted(wanted)
         known = ARRAY_NAMES + (SPEED_ARRAYS if self.model.kinematics is not None else ())
+        known += FRAME_ARRAYS if getattr(self.model, "frames", ()) else ()
         names = known if wanted is None else [name for name in known if name in wanted]
         steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
         self._start()
@@ -399,6 +411,8 @@ class GraphTerms:
             fields["input_matrix_jac"] = nest([dB[col][r] for r in range(n * m) for col in range(n_x)], (n, m, n_x))
         if "residual_jac" in got:
             fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, n_x))
+        if "frames" in got:
+            fields["frame_arrays"] = {key: _tuples(array) for key, array in got["frames"].items()}
         if "qdot" in got:
             fields["kinematics"] = tuple(got["qdot"])
         if "qdot_jac" in got:

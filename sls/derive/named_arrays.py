@@ -43,6 +43,9 @@ ARRAY_NAMES = (
 #: The arrays of a model with generalized speeds (``model.kinematics``): ``q̇ = S(q) v`` and its Jacobian.
 SPEED_ARRAYS = ("qdot", "qdot_jac")
 
+#: The arrays of a robot's frames (:mod:`sls.derive.tree_frames`): poses, Jacobians, ``J̇v``, the centre of mass.
+FRAME_ARRAYS = ("frame_pose", "frame_jacobian", "frame_jacobian_local", "frame_jdot_v", "com", "com_jacobian")
+
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 
@@ -54,7 +57,7 @@ def check_wanted(wanted: Collection[str] | None) -> set[str] | None:
     """
     if wanted is None:
         return None
-    known = ARRAY_NAMES + SPEED_ARRAYS
+    known = ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS
     unknown = sorted(set(wanted) - set(known))
     if unknown:
         raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -147,7 +150,7 @@ def function_arrays(
     recursive Newton–Euler).
     """
     if names is None:
-        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ())
+        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ()) + (FRAME_ARRAYS if d.frame_arrays else ())
     names = tuple(names)
     model = d.model
     n, m = model.n, model.m
@@ -228,6 +231,7 @@ def function_arrays(
         "residual_jac": d.residual_jac,
         "qdot": d.kinematics,
         "qdot_jac": d.kinematics_jac,
+        **(d.frame_arrays or {}),
     }
     order = (
         "M",
@@ -253,5 +257,6 @@ def function_arrays(
         "bias_jac",
         "residual_jac",
         *SPEED_ARRAYS,
+        *FRAME_ARRAYS,
     )
     return {name: result[name] if name in result else fields[name] for name in order if name in names}

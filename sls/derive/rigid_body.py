@@ -272,26 +272,8 @@ class TreeDynamics:
         accelerations: list = []
         forces: list = []
         root = (vec.zero, [g.zero, g.zero, gravity])
-        for body, joint, (omega, velocity) in zip(self.bodies, self.joints, frames):
-            if body.kind == FREE:  # ω̇ and v̇ + ω × v of the body's origin, gravity turned into its frame
-                s = body.speed
-                domega = list(ddq[s + 3 : s + 6])
-                dv = vec.add(joint.to_child(root[1]), list(ddq[s : s + 3]), vec.cross(omega, velocity))
-                accelerations.append((domega, dv))
-                forces.append(self._body_force(body, omega, domega, dv))
-                continue
-            (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
-            omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
-            rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
-            p = joint.offset
-            domega = joint.to_child(domega_p)
-            dv = joint.to_child(vec.add(dv_p, vec.cross(domega_p, p), vec.cross(omega_p, vec.cross(omega_p, p))))
-            motion = vec.along(body.axis, rate)
-            if joint.revolute:
-                domega = vec.add(domega, vec.along(body.axis, acc), vec.cross(omega, motion))
-            else:
-                two = g.number(2)
-                dv = vec.add(dv, vec.along(body.axis, acc), vec.scale(two, vec.cross(omega, motion)))
+        for k, (body, omega) in enumerate(zip(self.bodies, (frame[0] for frame in frames))):
+            domega, dv = self._body_acceleration(k, frames, accelerations, dq, ddq, root)
             accelerations.append((domega, dv))
             forces.append(self._body_force(body, omega, domega, dv))
         torques: list = [[g.zero]] * len(self.bodies)
@@ -308,6 +290,42 @@ class TreeDynamics:
                 pf, pn = forces[body.parent]
                 forces[body.parent] = (vec.add(pf, f_p), vec.add(pn, n_p))
         return self._generalized(torques)
+
+    def accelerations(self, dq: Sequence[int], ddq: Sequence[int], gravity: int) -> list:
+        """``[(ω̇, v̇), …]`` per body in its frame: the classical accelerations of the forward pass of
+        :meth:`inverse_dynamics` (gravity ``gravity`` as an upward acceleration of the root)."""
+        vec, g = self.vec, self.graph
+        frames = self.velocities(dq)
+        root = (vec.zero, [g.zero, g.zero, gravity])
+        found: list = []
+        for k in range(len(self.bodies)):
+            found.append(self._body_acceleration(k, frames, found, dq, ddq, root))
+        return found
+
+    def _body_acceleration(
+        self, k: int, frames: list, accelerations: list, dq: Sequence[int], ddq: Sequence[int], root: tuple
+    ) -> tuple:
+        """``(ω̇, v̇)`` of body ``k`` from its parent's (``accelerations``, parents first)."""
+        vec, g = self.vec, self.graph
+        body, joint = self.bodies[k], self.joints[k]
+        omega, velocity = frames[k]
+        if body.kind == FREE:  # ω̇ and v̇ + ω × v of the body's origin, gravity turned into its frame
+            s = body.speed
+            domega = list(ddq[s + 3 : s + 6])
+            return domega, vec.add(joint.to_child(root[1]), list(ddq[s : s + 3]), vec.cross(omega, velocity))
+        (domega_p, dv_p) = root if body.parent < 0 else accelerations[body.parent]
+        omega_p = vec.zero if body.parent < 0 else frames[body.parent][0]
+        rate, acc = self._joint_value(body, dq), self._joint_value(body, ddq)
+        p = joint.offset
+        domega = joint.to_child(domega_p)
+        dv = joint.to_child(vec.add(dv_p, vec.cross(domega_p, p), vec.cross(omega_p, vec.cross(omega_p, p))))
+        motion = vec.along(body.axis, rate)
+        if joint.revolute:
+            domega = vec.add(domega, vec.along(body.axis, acc), vec.cross(omega, motion))
+        else:
+            two = g.number(2)
+            dv = vec.add(dv, vec.along(body.axis, acc), vec.scale(two, vec.cross(omega, motion)))
+        return domega, dv
 
     def _body_force(self, body: Body, omega: list, domega: list, dv: list) -> tuple:
         """``(f, n)`` the body needs: ``f = m v̇ + ω̇ × h + ω × (ω × h)``, ``n = I_o ω̇ + ω × (I_o ω) + h × v̇``."""

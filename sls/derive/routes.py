@@ -81,6 +81,8 @@ def derive(
     wanted = check_wanted(wanted)
     if method == "auto":
         method = choose_method(model, simplify)
+    if getattr(model, "frames", ()) and method != "tree":
+        raise ModelError(f"frames are generated on the tree route of a robot (a URDF file); got method={method!r}")
     if getattr(model, "kinematics", None) is not None and method != "tree":
         if method != "expanded":
             raise ModelError(

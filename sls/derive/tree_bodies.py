@@ -66,6 +66,17 @@ def bodies(robot: Robot) -> tuple:
     gets the composed constant transform. Links fixed to the root are not
     bodies (they never move).
     """
+    return _bodies_and_placements(robot)[0]
+
+
+def placements(robot: Robot) -> dict:
+    """Every link's place on its body: ``link → (body index, R, t)``, its frame's rotation and origin in the
+    frame of the body that carries it (``-1``: fixed to the root, in the root's frame, the world)."""
+    return _bodies_and_placements(robot)[1]
+
+
+def _bodies_and_placements(robot: Robot) -> tuple:
+    """``(bodies, placements)``: see :func:`bodies` and :func:`placements`."""
     free = 1 if robot.free is not None else 0  # a free-flyer: 7 coordinates, 6 speeds, before the joints'
     index = {joint.name: k + 7 * free for k, joint in enumerate(robot.movable)}
     # link → (body, R, t): its frame in the body's frame
@@ -118,10 +129,11 @@ def bodies(robot: Robot) -> tuple:
             moments[body][i] += m * c[i]
             for j in range(3):
                 inertias[body][i][j] += I_c[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j])
-    return tuple(
+    found_bodies = tuple(
         Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
         for spec, m, h, inertia in zip(found, masses, moments, inertias)
     )
+    return found_bodies, pose
 
 
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))

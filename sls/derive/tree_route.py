@@ -57,9 +57,66 @@ class TreeTerms(GraphTerms):
         self.zeros = [graph.zero] * self.n
         self.accelerations = [graph.symbol(s) for s in acceleration_symbols(self.n)]
         self.energies = (self.tree.kinetic_energy(self.dq), self.tree.potential_energy(self.gravity))
+        self._extras()
+
+    def _extras(self) -> None:
+        """A tree from an MJCF file: the joints' ``armature`` (``a``: ``½ a q̇²`` in ``T``, ``a`` on ``M``'s
+        diagonal, ``a q̈`` in ``τ``) and their springs (in ``V``; their forces ``∂V_s/∂q`` in ``τ`` and ``rhs``)."""
+        import sympy
+
+        from sls.derive.rigid_body import constant
+
+        graph, robot = self.graph, self.model.tree
+        assert robot is not None  # checked by _start
+        self.armature = {k: graph.number(constant(a)) for k, a in enumerate(robot.armature) if a != 0}
+        self.springs: list | None = None
+        T, V = self.energies
+        if self.armature:
+            half = graph.number(sympy.Rational(1, 2))
+            T = graph.add([T, *(graph.mul((half, a, self.dq[k], self.dq[k])) for k, a in self.armature.items())])
+        if robot.springs != 0:
+            spring = graph.from_sympy(robot.springs)
+            self.springs = graph.gradient(spring, self.q)
+            V = graph.add((V, spring))
+        self.energies = (T, V)
+
+    def _with_extras(self, tau: list, accelerations: list) -> list:
+        """``τ`` plus the armature's ``a q̈`` and the springs' forces (``tau`` itself when there are none)."""
+        graph = self.graph
+        extra: list[list[int]] = [[] for _ in tau]
+        for k, a in self.armature.items():
+            if accelerations[k] != graph.zero:
+                extra[k].append(graph.mul((a, accelerations[k])))
+        for k, force in enumerate(self.springs or ()):
+            extra[k].append(force)
+        return [graph.add((t, *e)) if e else t for t, e in zip(tau, extra)]
 
     def _M(self) -> list:
-        return self.tree.mass_matrix()
+        M = self.tree.mass_matrix()
+        for k, a in self.armature.items():
+            M[k][k] = self.graph.add((M[k][k], a))
+        return M
+
+    def _constraints(self) -> dict:
+        """A robot's contacts (:func:`~sls.derive.tree_frames.contact_terms`), or the graph route's constraints."""
+        model = self.model
+        if not model.contacts:
+            return super()._constraints()
+        if model.constraints or model.velocity_constraints:
+            raise ValueError("a robot's constraints are its contacts; other constraints cannot be added to them")
+        from sls.derive.tree_frames import contact_terms
+        from sls.model.tree import Robot
+
+        assert isinstance(model.tree, Robot)
+        return contact_terms(self.tree, model.tree, model.contacts, self.x, self.dq, float(model.stabilization))
+
+    def _frames(self) -> dict:
+        """Poses, Jacobians, ``J̇v`` of ``model.frames`` and the centre of mass (:mod:`sls.derive.tree_frames`)."""
+        from sls.derive.tree_frames import frame_arrays
+        from sls.model.tree import Robot
+
+        assert isinstance(self.model.tree, Robot)
+        return frame_arrays(self.tree, self.model.tree, self.model.frames, self.dq)
 
     def _h(self) -> list:
         return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
@@ -75,6 +132,7 @@ class TreeTerms(GraphTerms):
     def _inverse(self) -> list:
         """``τ(q, q̇, a) + fric`` with gravity: the inverse dynamics ``tau_fun`` returns."""
         tau = self.tree.inverse_dynamics(self.dq, self.accelerations, self.gravity)
+        tau = self._with_extras(tau, self.accelerations)
         return [self.graph.add((t, f)) for t, f in zip(tau, self.fric)]
 
     def residual(self) -> list:
@@ -88,6 +146,6 @@ class TreeTerms(GraphTerms):
     def rhs(self, alg: Algebra, d: Dynamics) -> tuple:
         """``B_u u − τ(q, q̇, 0) − fric`` (one Newton–Euler pass for ``C q̇ + φ``)."""
         graph = self.graph
-        bias = self.tree.inverse_dynamics(self.dq, self.zeros, self.gravity)
+        bias = self._with_extras(self.tree.inverse_dynamics(self.dq, self.zeros, self.gravity), self.zeros)
         applied = self._applied()
         return tuple(graph.sub(graph.sub(b, t), f) for b, t, f in zip(applied, bias, self.fric))

@@ -80,6 +80,12 @@ class Model:
         expression per coordinate, linear in the speeds ``dq`` (which are then
         speeds, not rates: ``T``, forces, friction and loads are written in
         ``q`` and ``v``). ``None``: the speeds are the rates, ``v = q̇``.
+    contacts : tuple of (str, str)
+        A robot's contacts ``(link, "point")``: the link's origin held at the parameters
+        ``contact_<link>_x, _y, _z`` (world frame), three holonomic constraints each, after ``constraints``.
+    frames : tuple of str
+        Links of a robot model (``tree``) whose poses, Jacobians and ``J̇v`` are generated, with the centre
+        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); empty: none.
     ranges : dict str → (float, float)
         Where the model lives: declared ``(low, high)`` intervals of state
         variables (coordinates or rates), in state order. The checks of
@@ -110,6 +116,8 @@ class Model:
     functions: tuple | None = None
     ranges: dict = field(default_factory=dict)
     kinematics: tuple | None = None
+    frames: tuple = ()
+    contacts: tuple = ()
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.
@@ -168,8 +176,14 @@ class Model:
 
     @property
     def k(self) -> int:
-        """Number of constraints (holonomic first, then velocity constraints)."""
-        return len(self.constraints) + len(self.velocity_constraints)
+        """Number of constraints (holonomic first: ``constraints``, then the contacts' rows; then velocity
+        constraints)."""
+        return self.n_holonomic + len(self.velocity_constraints)
+
+    @property
+    def n_holonomic(self) -> int:
+        """Number of holonomic constraint rows: ``constraints`` and three per point contact."""
+        return len(self.constraints) + 3 * len(self.contacts)
 
     @property
     def qdot(self) -> tuple:

@@ -8,7 +8,8 @@ rotation follows URDF's fixed-axis roll, pitch, yaw convention (:func:`rpy_matri
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 
 #: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
 #: are expanded into chains of these by the reader, or a root floating joint becomes a :data:`FREE` joint).
@@ -65,6 +66,18 @@ class Base:
 
 
 @dataclass(frozen=True)
+class MujocoLayout:
+    """Where a model read from an MJCF file keeps its coordinates in MuJoCo's ``qpos`` (``nq`` entries) and
+    ``qvel`` (``nv``): ``qpos[k]`` and ``qvel[k]`` are the addresses of coordinate ``k`` (``Robot.movable``
+    order) in them. Hinge and slide joints only: one entry in each per coordinate."""
+
+    nq: int
+    nv: int
+    qpos: tuple
+    qvel: tuple
+
+
+@dataclass(frozen=True)
 class Robot:
     """A parsed, checked URDF tree: the root link, joints in tree order, inertials by link (``None``: none).
 
@@ -72,6 +85,12 @@ class Robot:
     revolute, continuous, prismatic and fixed joints. ``name`` is the file's ``<robot name>`` as written
     (``""``: none); it names the model, not its dynamics, so it is left out of the tree's ``repr`` (the
     model fingerprint, :func:`sls.backends.render.fingerprint`) and of comparisons.
+
+    The last three fields are set by the MJCF reader (:mod:`sls.readers.mjcf`) and shown in the ``repr`` only
+    when set (a URDF tree keeps the ``repr`` it always had): ``armature``, per coordinate, the rotor inertia
+    added to the diagonal of ``M`` (empty: none); ``springs``, a potential energy besides gravity (the joints'
+    springs ``½ k (q − q_ref)²``, a sympy expression in the coordinates and parameters; ``0``: none);
+    ``mujoco``, the coordinates' places in MuJoCo's ``qpos`` and ``qvel``.
     """
 
     root: str
@@ -79,6 +98,18 @@ class Robot:
     inertials: dict
     bases: tuple = ()
     name: str = field(default="", repr=False, compare=False)
+    armature: tuple = ()
+    springs: object = 0
+    mujoco: MujocoLayout | None = None
+
+    def __repr__(self) -> str:
+        """The dataclass ``repr``, without the MJCF fields that are not set."""
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.repr and not (f.name in _MJCF_FIELDS and value == f.default):
+                shown.append(f"{f.name}={value!r}")
+        return f"Robot({', '.join(shown)})"
 
     @property
     def movable(self) -> tuple:
@@ -96,6 +127,10 @@ class Robot:
         return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES)
 
 
+#: The fields of :class:`Robot` only the MJCF reader sets.
+_MJCF_FIELDS = ("armature", "springs", "mujoco")
+
+
 def rpy_matrix(rpy: tuple) -> tuple:
     """URDF's fixed-axis roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``, as floats."""
     roll, pitch, yaw = rpy
@@ -107,3 +142,8 @@ def rpy_matrix(rpy: tuple) -> tuple:
         (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
         (-sp, cp * sr, cp * cr),
     )
+
+
+def contact_parameter(link: str, axis: str) -> str:
+    """The name of the parameter holding a contact's place along ``axis`` (``x``, ``y``, ``z``, world frame)."""
+    return f"contact_{re.sub(r'[^A-Za-z0-9_]', '_', link)}_{axis}"

@@ -7,6 +7,7 @@
   sympy.physics.mechanics names and functions of time are mapped by :mod:`sls.readers.mechanics`),
 * :func:`load_toml`, :func:`load_python` — model files (:mod:`sls.readers.files`),
 * :func:`load_urdf`, :func:`load_urdf_table` — URDF robots (the package :mod:`sls.readers.urdf`),
+* :func:`load_mjcf`, :func:`load_mjcf_table` — MuJoCo MJCF models (the package :mod:`sls.readers.mjcf`),
 * the bundled examples (:mod:`sls.readers.examples`: :func:`example_names`, :func:`example_description`,
   :func:`load_example`, :func:`is_urdf_example`) and the n-link pendulum (:mod:`sls.readers.nlink`).
 
@@ -27,6 +28,7 @@ from sls.readers.examples import (
 )
 from sls.readers.files import MODEL_KEYS, load_python, load_toml, model_from_mapping
 from sls.readers.mechanics_models import model_from_mechanics
+from sls.readers.mjcf import MJCF_SUFFIXES, load_mjcf, load_mjcf_table
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
 from sls.readers.urdf import load_urdf, load_urdf_table
@@ -34,11 +36,14 @@ from sls.readers.urdf import load_urdf, load_urdf_table
 __all__ = [
     "DEFAULT_EXAMPLE",
     "EXAMPLE_SUFFIXES",
+    "MJCF_SUFFIXES",
     "MODEL_KEYS",
     "example_description",
     "example_names",
     "is_urdf_example",
     "load_example",
+    "load_mjcf",
+    "load_mjcf_table",
     "load_python",
     "load_toml",
     "load_urdf",

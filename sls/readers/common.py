@@ -4,11 +4,13 @@ and the one-line answer to an unknown key."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import sympy
 
 from sls.errors import ModelError, ModelFileError, ModelTypeError
+from sls.model import Model, check_value, closest, did_you_mean, unknown_key
 from sls.model.entries import as_list
 
 
@@ -21,6 +23,44 @@ def read_model_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelFileError(f"{path}: cannot read the model file: {exc}") from None
+
+
+def check_table_keys(data: dict, path: Path, table: str, file_keys: tuple, table_keys: tuple, example: str) -> dict:
+    """The ``[<table>]`` of a TOML model file that points at a robot file (``[urdf]``, ``[mjcf]``), its keys and
+    the file's other keys checked (``file_keys``: the tables allowed, ``table_keys``: the keys in ``[<table>]``;
+    ``example``: a key of it, for the message)."""
+    unknown = sorted(set(data) - set(file_keys))
+    if unknown:
+        if closest(unknown[0], file_keys) is not None:
+            raise ModelFileError(f"{path}: {unknown_key(unknown[0], file_keys)}")
+        raise ModelFileError(
+            f"{path}: key '{unknown[0]}' cannot go with a [{table}] table (allowed: {', '.join(file_keys)})"
+        )
+    what = f"{path}: [{table}]"
+    if not isinstance(data[table], dict):
+        raise ModelFileError(f"{what} must be a table: [{table}] {example}")
+    unknown = sorted(set(data[table]) - set(table_keys))
+    if unknown:
+        raise ModelFileError(f"{what}: {unknown_key(unknown[0], table_keys)}")
+    return data[table]
+
+
+def with_param_table(model: Model, params: object, path: Path) -> Model:
+    """``model`` with the parameter defaults of a robot file's ``[params]`` table, each one it has, and ``file``
+    set to the TOML file."""
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
+    unknown = sorted(set(params) - set(model.params))
+    if unknown:
+        raise ModelFileError(
+            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
+        )
+    try:
+        values = {key: check_value(key, value) for key, value in params.items()}
+    except ModelError as exc:
+        raise ModelFileError(f"{path}: [params] {exc}") from None
+    return replace(model, params={**model.params, **values}, file=str(path))
 
 
 def map_loads(loads: object, convert: Callable[[object, str], object]) -> list:

@@ -56,7 +56,14 @@ def is_urdf_example(name: str) -> bool:
     return name in example_names() and _example_file(name).name.endswith(".urdf")
 
 
-def load_example(name: str, *, floating_base: bool = False, base_orientation: str = "quaternion") -> Model:
+def load_example(
+    name: str,
+    *,
+    floating_base: bool = False,
+    base_orientation: str = "quaternion",
+    frames: str | None = None,
+    contacts: str | None = None,
+) -> Model:
     """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
     package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
     :func:`~sls.readers.urdf.load_urdf` does (refused for the other examples)."""
@@ -71,11 +78,13 @@ def load_example(name: str, *, floating_base: bool = False, base_orientation: st
             text=text,
             floating_base=floating_base,
             base_orientation=base_orientation,
+            frames=frames,
+            contacts=contacts,
         )
-    if floating_base:
+    if floating_base or frames is not None or contacts is not None:
         robots = ", ".join(n for n in example_names() if is_urdf_example(n))
         raise ModelFileError(
-            f"example '{name}' is not a URDF robot: floating_base frees a robot's root link (the bundled robots: "
+            f"example '{name}' is not a URDF robot: floating_base and frames go with a robot (the bundled robots: "
             f"{robots})"
         )
     return load_toml(file.name, name=name, source=source, text=text)

@@ -1,5 +1,6 @@
-"""Model files: TOML (:func:`load_toml`; a ``[urdf]`` table points at a robot file instead, see
-:func:`sls.readers.urdf.load_urdf_table`) and Python (:func:`load_python`, run as the user's own code)."""
+"""Model files: TOML (:func:`load_toml`; a ``[urdf]`` or ``[mjcf]`` table points at a robot file instead, see
+:func:`sls.readers.urdf.load_urdf_table` and :func:`sls.readers.mjcf.load_mjcf_table`) and Python
+(:func:`load_python`, run as the user's own code)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sls import functions
 from sls.errors import ModelFileError, SlsError
 from sls.model import Model, closest, unknown_key
 from sls.readers.common import read_model_text
+from sls.readers.mjcf import load_mjcf_table
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
 from sls.readers.urdf import load_urdf_table
@@ -35,6 +37,8 @@ def load_toml(
         raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
     if "urdf" in data:  # a robot file with options: [urdf] file = "robot.urdf", floating_base = true
         return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
+    if "mjcf" in data:  # a MuJoCo model: [mjcf] file = "robot.xml"
+        return load_mjcf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
     model = model_from_mapping(
         data, name=name or path.stem, source=source or f"model file {path.name}", filename=str(path)
     )
@@ -105,7 +109,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
     """Build a model from the parsed TOML table ``data``."""
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:
-        raise ModelFileError(f"{filename}: {unknown_key(unknown[0], MODEL_KEYS, suggest=('urdf',))}")
+        raise ModelFileError(f"{filename}: {unknown_key(unknown[0], MODEL_KEYS, suggest=('urdf', 'mjcf'))}")
     for key in ("state", "T", "V", "fric"):
         if key not in data:
             raise ModelFileError(f"{filename}: missing key '{key}'")

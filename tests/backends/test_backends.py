@@ -159,7 +159,7 @@ def test_an_unknown_target_lists_the_registered_ones(toy, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_the_toy_target_refuses_constrained_models_like_c_and_matlab(toy, tmp_path):
+def test_the_toy_target_refuses_constrained_models_like_c(toy, tmp_path):
     with pytest.raises(ModelError, match="--target toy does not support constrained models"):
         sls.generate(load_example("four_bar"), tmp_path / "out", target="toy")
 
@@ -178,7 +178,7 @@ def test_each_shipped_target_is_one_folder_with_its_templates(target):
 
 def test_runtime_sources_are_real_source_files():
     python = backends.backend("python").runtime_files()
-    assert sorted(python) == ["_constrained.py", "_free_flyer.py", "_runtime.py"]
+    assert sorted(python) == ["_chart.py", "_constrained.py", "_free_flyer.py", "_runtime.py"]
     for path in python.values():
         compile(path.read_text(), str(path), "exec")  # a real Python module
     native = backends.backend("c").runtime_files()["native.c"].read_text()

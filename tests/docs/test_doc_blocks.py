@@ -6,7 +6,7 @@ script), C compiler lines (`cc ...`, with `$CC` if set) and the programs they bu
 (`./step`); `pip`, `venv`, `pytest`, `mkdocs`, `ruff`, `mypy` and benchmark lines are skipped
 (CI runs the static checks itself). TOML blocks are saved under the name the next shell block generates from; any
 other TOML block must parse, and load as a model if it has a `state`; `xml` blocks likewise (a URDF
-file the next shell block generates from, else it must parse as XML). C blocks are saved
+or MJCF file the next shell block generates from, else it must parse as XML). C blocks are saved
 under the name the next shell block compiles. Python blocks run in the same folder; `matlab`
 blocks run in GNU Octave where it is installed. Where a block is followed by a `text`
 block, the output must match it: the same words, numbers equal to 3 significant digits
@@ -170,7 +170,7 @@ def run_page(text: str, folder: Path, env: dict) -> dict:
                 shown.write_text(body, encoding="utf-8")
                 sls.load_toml(shown)  # a whole model shown, not generated here: it must load
         elif language == "xml":
-            name = _file_for(blocks, k, r"sls generate (\S+\.urdf)")
+            name = _file_for(blocks, k, r"sls generate (\S+\.(?:urdf|xml))")
             if name:
                 (folder / name).write_text(body, encoding="utf-8")
             else:

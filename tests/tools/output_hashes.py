@@ -23,7 +23,7 @@ TARGETS = ("python", "c", "matlab")
 
 
 def models() -> list:
-    from sls.cli.app import _load_named
+    from sls.cli.models import _load_named
     from sls.readers import example_names
     from sls.readers.nlink import nlink_pendulum
 

@@ -91,11 +91,10 @@ class CSpec:
 
 def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
     """What the C templates need about one generated function."""
-    n, m = model.n, model.m
     arguments = [a.name for a in function.arguments]
     outputs = []
     for name, shape in function.outputs:
-        dims = functions.sizes(shape, n, m, n_q=model.n_q)
+        dims = functions.model_sizes(shape, model)
         pointer = "out" if len(function.outputs) == 1 else name
         outputs.append(COutput(name, pointer, dims, math.prod(dims), repr(dims)))
     pointers = arguments + [PARAMETERS] + [o.pointer for o in outputs]
@@ -130,7 +129,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         name=function.name,
         summary=function.summary,
         arguments=arguments,
-        sizes=[functions.sizes((a.size,), n, m, n_q=model.n_q)[0] for a in function.arguments],
+        sizes=[functions.model_sizes((a.size,), model)[0] for a in function.arguments],
         outputs=outputs,
         solve=bool(function.solve),
         scalar=function.outputs[0][1] == (),
@@ -168,10 +167,9 @@ def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
 
 def _argument_doc(function: functions.Function, model: Model) -> str:
     """The arguments and results of a compiled function, for its docstring (the Python target's conventions)."""
-    n, m = model.n, model.m
     lines = []
     for argument in function.arguments:
-        size = functions.sizes((argument.size,), n, m, n_q=model.n_q)[0]
+        size = functions.model_sizes((argument.size,), model)[0]
         what = {
             "x": f"state [{', '.join(s.name for s in model.state)}]",
             "u": f"input [{', '.join(s.name for s in model.inputs)}]",
@@ -181,7 +179,7 @@ def _argument_doc(function: functions.Function, model: Model) -> str:
             "leading axes are a batch."
         )
     for name, shape in function.outputs:
-        dims = functions.sizes(shape, n, m, n_q=model.n_q)
+        dims = functions.model_sizes(shape, model)
         lines.append(
             f"Returns {name}: "
             + (

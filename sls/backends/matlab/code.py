@@ -84,6 +84,27 @@ def wrapper_body(n: int, accelerations: str, rates: str | None = None) -> Body:
     return Body(["x = x(:);", f"xdot = [{qdot}; {accelerations}(x, u, p)];"], frozenset())
 
 
+def with_chart_guard(body: Body, name: str, model: Model) -> Body:
+    """``body`` after a check that refuses, in one line, a state within the margin of a yaw-pitch-roll base's
+    singularity (|cos(pitch)| below :data:`sls.backends.render.CHART_MARGIN`), as the Python package does."""
+    from sls.backends.render import CHART_MARGIN, chart_pitch
+
+    lines = []
+    for pitch in chart_pitch(model):
+        k, coordinate = pitch["index"] + 1, pitch["name"]
+        message = quoted(
+            f"{name} is not defined at {coordinate} = %.6g: the yaw-pitch-roll base is singular at {coordinate} = "
+            f"+-90 degrees and {coordinate} is within {CHART_MARGIN:g} rad of it; generate the robot with the "
+            "default --base-orientation quaternion"
+        )
+        lines += [
+            f"if abs(cos(x({k}))) < {CHART_MARGIN!r}",
+            f"    error('sls:chartSingularity', {message}, x({k}));",
+            "end",
+        ]
+    return Body(lines + body.lines, body.reads) if lines else body
+
+
 def with_kinematic_rows(body: Body, n: int, rates_jacobian: str, n_q: int | None = None, free: bool = False) -> Body:
     """``linearized_model`` of a model with generalized speeds: the upper rows of ``A`` are ``∂(S v)/∂x``
     (``rates_jacobian``: ``qdot_jac_fun``) instead of ``[0 I]``.
@@ -238,7 +259,7 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         checks.append("end")
     shapes = []
     for o, shape in function.outputs:
-        dims = functions.sizes(shape, n, m, n_q=len(model.q))
+        dims = functions.model_sizes(shape, model)
         shapes.append(
             f"{o}: " + ("a scalar" if not dims else "x".join(map(str, dims if len(dims) > 1 else dims + (1,))))
         )

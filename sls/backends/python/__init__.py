@@ -5,8 +5,9 @@
 * :mod:`.code` — the lowered programs as the lines of the templates
   (:class:`~.code.Kernel`, :class:`~.code.SolverCode`);
 * :mod:`.files` — the package's files from ``templates/python`` and the
-  runtime sources ``runtime/_runtime.py`` and ``runtime/_constrained.py``
-  (copied after the header), and the check of the user's names against the
+  runtime sources ``runtime/_runtime.py``, ``runtime/_constrained.py``,
+  ``runtime/_free_flyer.py`` and ``runtime/_chart.py`` (copied after the
+  header), and the check of the user's names against the
   generated code's own.
 
 Files are marked by :data:`HEADER_MARK` on their first line.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sls import functions
 from sls.backends.base import Backend
+from sls.backends.render import chart_pitch
 from sls.version import __version__
 
 if TYPE_CHECKING:  # a type only: no import at run time
@@ -51,6 +53,7 @@ class PythonBackend(Backend):
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
         names += ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
+        names += ["_chart.py"] if chart_pitch(model) else []
         return names + (["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else [])
 
     def placeholder(self, name: str) -> str | None:

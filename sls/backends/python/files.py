@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 def _shape_text(shape: tuple) -> str:
     """A registry shape as a format string (``("n", "x")`` → ``"({n}, {nx})"``, see :func:`sls.functions.sizes`)."""
-    items = ["{" + {"2n": "n2", "x": "nx", "q": "nq"}.get(s, s) + "}" for s in shape]
+    items = [str(s) if isinstance(s, int) else "{" + {"2n": "n2", "x": "nx", "q": "nq"}.get(s, s) + "}" for s in shape]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
@@ -44,10 +44,11 @@ MODULES = functions.NAMES
 CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.CONSTRAINT_FUNCTIONS}
 #: A model with generalized speeds' array functions (the kinematics and its Jacobian).
 SPEED_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.SPEED_FUNCTIONS}
+FRAME_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.FRAME_FUNCTIONS}
 #: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
 CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
 #: The runtime modules: they hold no generated function (the name check skips them).
-RUNTIME = ("_runtime.py", "_constrained.py")
+RUNTIME = ("_runtime.py", "_constrained.py", "_chart.py")
 
 
 def modules(model: Model) -> tuple:
@@ -96,9 +97,10 @@ class PythonSpec:
 
 def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
-    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS, **SPEED_FUNCTIONS}[name]
+    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS, **SPEED_FUNCTIONS, **FRAME_FUNCTIONS}[name]
     function = functions.BY_NAME[name]
-    shape = shape.format(n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k)
+    frames = len(model.frames)
+    shape = shape.format(n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k, f=frames)
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (
         "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
@@ -178,11 +180,23 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
             files[f"{name}.py"] = env.get_template("function.py.j2").render(
                 ctx=ctx, fn=function_spec(name, model), kernel=kernels[name], out=out
             )
-    copies = {"_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}}
+    copies: dict[str, dict[str, object]] = {
+        "_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
+    }
     if any(f.numeric for f in chosen):
-        copies["_constrained.py"] = {"N": ctx["n"], "K": ctx["k"], "M_INPUTS": ctx["m"]}
+        copies["_constrained.py"] = {
+            "N": ctx["n"],
+            "N_Q": ctx["n_q"],
+            "K": ctx["k"],
+            "M_INPUTS": ctx["m"],
+            "SPEEDS": ctx["kinematics"],
+            "CONTACTS": len(ctx["contacts"]),
+        }
     if ctx["free_flyer"]:
         copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
+    if ctx["chart_pitch"]:
+        pitch = ", ".join(f'({p["index"]}, "{p["name"]}")' for p in ctx["chart_pitch"])
+        copies["_chart.py"] = {"PITCH": f"({pitch},)", "MARGIN": ctx["chart_margin"]}
     for name, values in copies.items():
         text = runtime_text(runtime[name], values) if name in runtime else ""
         files[name] = env.get_template(f"{name}.j2").render(ctx=ctx, runtime=text)

@@ -23,8 +23,9 @@ expanded), and nothing in it is evaluated.
 Modules: :mod:`~sls.readers.urdf.document` (the XML), :mod:`~sls.readers.urdf.inertia` (the links' numbers and
 the mass checks), :mod:`~sls.readers.urdf.structure` (the tree, :func:`parse_urdf`),
 :mod:`~sls.readers.urdf.naming` (states, parameters and inputs), :mod:`~sls.readers.urdf.kinematics` (``T``,
-``V``, friction, the inputs' forces), :mod:`~sls.readers.urdf.load` (:func:`load_urdf`,
-:func:`load_urdf_table`). The tree types (:class:`~sls.model.tree.Robot`, ...) are the model stage's.
+``V``, friction, the inputs' forces), :mod:`~sls.readers.urdf.actuation` (the robot's inputs written in new ones:
+``inputs`` and ``[actuation]``), :mod:`~sls.readers.urdf.load` (:func:`load_urdf`, :func:`load_urdf_table`).
+The tree types (:class:`~sls.model.tree.Robot`, ...) are the model stage's.
 
 Conventions of the model (``docs/robots.md`` is the user's page)
 ----------------------------------------------------------------

@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
 from sls.errors import ModelError, ModelFileError, SlsError
-from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
+from sls.model import Model, build_model, check_value, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
-from sls.readers.common import read_model_text
+from sls.model.tree import Robot
+from sls.readers.common import check_table_keys, read_model_text, with_param_table
+from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
+from sls.readers.urdf.contacts import contact_defaults, contact_specs
+from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
 from sls.readers.urdf.structure import BASE_ORIENTATIONS, parse_urdf
+from sls.readers.urdf.xacro_files import expand_xacro, is_xacro
 
 #: Default of the gravity parameter ``g``.
 GRAVITY = 9.81
@@ -27,6 +33,14 @@ def load_urdf(
     text: str | None = None,
     floating_base: bool = False,
     base_orientation: str = "quaternion",
+    frames: Sequence[str] | str | None = None,
+    contacts: Sequence[str] | str | None = None,
+    constraint_stabilization: float = 0.0,
+    inputs: Sequence[str] | None = None,
+    actuation: Mapping[str, object] | None = None,
+    params: Mapping[str, float] | None = None,
+    xacro_args: Mapping[str, str] | None = None,
+    package_paths: Sequence[str] = (),
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -36,10 +50,68 @@ def load_urdf(
     base_qx, base_qy, base_qz, base_qw``, speeds ``base_vx … base_wz`` in the base's frame, as Pinocchio's
     free-flyer, :mod:`sls.model.free_flyer`) or ``"euler"`` (coordinates ``base_x, base_y, base_z, base_yaw,
     base_pitch, base_roll``, their rates the speeds; singular at pitch ±90°).
+
+    ``frames`` names links (a list, or a comma-separated string; ``"all"``: every link) whose world poses,
+    Jacobians and ``J̇v`` are generated, with the centre of mass (:data:`sls.functions.FRAME_FUNCTIONS`).
+    ``contacts`` (``LINK`` or ``LINK:point``, a list or comma-separated) holds links' origins in place: three
+    holonomic constraints each, at the parameters ``contact_<link>_x, _y, _z`` (default: where the origin is at
+    the neutral configuration), with the Baumgarte rate ``constraint_stabilization``.
+
+    ``inputs`` (new input names) and ``actuation`` (the robot's own inputs, ``tau_<joint>`` or ``base_fx …
+    base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
+    robot is driven (:mod:`sls.readers.urdf.actuation`); own inputs not named are unactuated. ``params``
+    gives other defaults to the robot's parameters and values to those of the actuation.
+
+    A xacro file (``robot.urdf.xacro``) is expanded first by the ``xacro`` package
+    (:func:`~sls.readers.urdf.xacro_files.expand_xacro`) with the arguments ``xacro_args`` (``{name: value}``),
+    its packages found in ``package_paths``.
     """
     path = Path(path)
     if text is None:
-        text = read_model_text(path)
+        text = expand_xacro(path, xacro_args, package_paths) if is_xacro(path) else read_model_text(path)
+    filename = str(path)
+    drive = None if inputs is None and actuation is None else Drive(inputs, actuation, filename, API_NAMES)
+    model = _robot_model(
+        path,
+        text,
+        name=name,
+        source=source,
+        floating_base=floating_base,
+        base_orientation=base_orientation,
+        frames=frames,
+        contacts=contacts,
+        constraint_stabilization=constraint_stabilization,
+        drive=drive,
+    )
+    return model if params is None else with_params(model, params, f"{filename}: params")
+
+
+@dataclass(frozen=True)
+class Drive:
+    """How a robot is driven: new ``inputs`` and the ``actuation`` table (see :func:`actuate`); ``where`` starts
+    the messages (the file that holds the table), ``names`` are how they call the two."""
+
+    inputs: object
+    actuation: object
+    where: str
+    names: tuple[str, str]
+
+
+def _robot_model(
+    path: Path,
+    text: str,
+    *,
+    name: str | None,
+    source: str | None,
+    floating_base: bool,
+    base_orientation: str,
+    frames: Sequence[str] | str | None,
+    contacts: Sequence[str] | str | None,
+    constraint_stabilization: float,
+    drive: Drive | None,
+) -> Model:
+    """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``, with
+    its ``frames`` and ``contacts`` (see :func:`load_urdf`)."""
     filename = str(path)
     if base_orientation not in BASE_ORIENTATIONS:
         raise ModelFileError(
@@ -48,13 +120,20 @@ def load_urdf(
     robot = parse_urdf(text, filename, floating_base=floating_base, base_orientation=base_orientation)
     names = state_names(robot, filename)
     parameters = friction_parameters(robot)
-    frames = forward(robot, names)
-    inputs, forces = input_map(robot, names, frames)
+    motion = forward(robot, names)
+    inputs, forces = input_map(robot, names, motion)
     check_generated_names(robot, names, parameters, inputs, filename)
-    T, V, fric = energies(robot, names, frames)
+    T, V, fric = energies(robot, names, motion)
     params = {"g": GRAVITY} if symbol("g") in V.free_symbols else {}
     params.update(parameters)
-    actuated = not robot.bases
+    if drive is not None:
+        try:
+            inputs, forces = actuate(
+                inputs, forces, drive.inputs, drive.actuation, state=names, params=list(params), names=drive.names
+            )
+        except SlsError as exc:
+            raise ModelFileError(f"{drive.where}: {exc}") from None
+    actuated = not robot.bases and drive is None
     free, joints = split_names(robot, names)
     rates = free_flyer_rates(*free) + joints[1] if robot.free is not None else None
     try:
@@ -67,12 +146,28 @@ def load_urdf(
             params=params,
             inputs=None if actuated else inputs,
             forces=None if actuated else forces,
-            name=name or model_name(robot.name) or path.stem,
+            name=name or model_name(robot.name) or path.name.split(".")[0],
             source=source or f"URDF file {path.name}",
             tree=robot,
         )
     except SlsError as exc:
         raise ModelFileError(f"{filename}: {exc}") from None
+    if frames is not None:
+        model = replace(model, frames=frame_names(frames, robot, text, filename))
+    if contacts is not None:
+        specs = contact_specs(contacts, file_links(robot, text, filename), filename)
+        try:
+            stabilization = check_value("constraint_stabilization", constraint_stabilization)
+        except SlsError as exc:
+            raise ModelFileError(f"{filename}: {exc}") from None
+        if stabilization < 0:
+            raise ModelFileError(f"{filename}: constraint_stabilization must be >= 0 (0: off), got {stabilization:g}")
+        model = replace(
+            model,
+            contacts=specs,
+            params={**model.params, **contact_defaults(robot, specs)},
+            stabilization=stabilization,
+        )
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
@@ -80,27 +175,30 @@ def load_urdf(
 
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
-URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation")
-URDF_FILE_KEYS = ("urdf", "params")
+URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation", "xacro_args", "package_paths")
+URDF_FILE_KEYS = ("urdf", "params", "inputs", "actuation", "frames", "contacts", "constraint_stabilization")
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
-    file) and optionally ``floating_base = true``; ``[params]`` may change parameter defaults."""
-    what = f"{path}: [urdf]"
-    unknown = sorted(set(data) - set(URDF_FILE_KEYS))
-    if unknown:
-        if closest(unknown[0], URDF_FILE_KEYS) is not None:
-            raise ModelFileError(f"{path}: {unknown_key(unknown[0], URDF_FILE_KEYS)}")
+    file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
+    defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs; ``frames``,
+    ``contacts`` and ``constraint_stabilization`` as :func:`load_urdf` takes them."""
+    if "forces" in data:
         raise ModelFileError(
-            f"{path}: key '{unknown[0]}' cannot go with a [urdf] table (allowed: {', '.join(URDF_FILE_KEYS)})"
+            f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
+            "file; say how its inputs are driven with inputs = [...] and an [actuation] table"
         )
-    table, params = data["urdf"], data.get("params", {})
-    if not isinstance(table, dict):
-        raise ModelFileError(f'{what} must be a table: [urdf] file = "robot.urdf"')
-    unknown = sorted(set(table) - set(URDF_TABLE_KEYS))
-    if unknown:
-        raise ModelFileError(f"{what}: {unknown_key(unknown[0], URDF_TABLE_KEYS)}")
+    table = check_table_keys(data, path, "urdf", URDF_FILE_KEYS, URDF_TABLE_KEYS, 'file = "robot.urdf"')
+    what, params = f"{path}: [urdf]", data.get("params", {})
+    frames = data.get("frames")
+    if frames is not None and not (
+        isinstance(frames, list) and frames and all(isinstance(f, str) for f in frames) or frames == "all"
+    ):
+        raise ModelFileError(f"{path}: 'frames' must be a list of link names (or \"all\")")
+    contacts = data.get("contacts")
+    if contacts is not None and not (isinstance(contacts, list) and all(isinstance(c, str) for c in contacts)):
+        raise ModelFileError(f"{path}: 'contacts' must be a list of LINK or LINK:point")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -114,17 +212,71 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         )
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
-    model = load_urdf(
-        Path(path).parent / file, name=name, source=source, floating_base=floating, base_orientation=orientation
+    drive = None
+    if "inputs" in data or "actuation" in data:
+        drive = Drive(data.get("inputs"), data.get("actuation"), str(path), TOML_NAMES)
+    urdf = Path(path).parent / file
+    xacro_args, package_paths = table.get("xacro_args", {}), table.get("package_paths", [])
+    if not isinstance(xacro_args, dict) or not all(isinstance(v, (str, int, float)) for v in xacro_args.values()):
+        raise ModelFileError(f"{what}: 'xacro_args' must be a table of NAME = VALUE")
+    if not isinstance(package_paths, list) or not all(isinstance(p, str) for p in package_paths):
+        raise ModelFileError(f"{what}: 'package_paths' must be a list of folders")
+    folders = [str(Path(path).parent / p) for p in package_paths]
+    arguments = {key: str(value) for key, value in xacro_args.items()}
+    text = expand_xacro(urdf, arguments, folders) if is_xacro(urdf) else read_model_text(urdf)
+    model = _robot_model(
+        urdf,
+        text,
+        name=name,
+        source=source,
+        floating_base=floating,
+        base_orientation=orientation,
+        frames=frames,
+        contacts=contacts,
+        constraint_stabilization=data.get("constraint_stabilization", 0.0),
+        drive=drive,
     )
+    return with_param_table(model, params, path)
+
+
+def with_params(model: Model, params: Mapping[str, object], what: str) -> Model:
+    """``model`` with other default values for some of its parameters; ``what`` starts the messages."""
     unknown = sorted(set(params) - set(model.params))
     if unknown:
         raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            f"{what} {unknown[0]}: the robot has no parameter of that name"
             + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
         )
     try:
         values = {key: check_value(key, value) for key, value in params.items()}
     except ModelError as exc:
-        raise ModelFileError(f"{path}: [params] {exc}") from None
-    return replace(model, params={**model.params, **values}, file=str(path))
+        raise ModelFileError(f"{what} {exc}") from None
+    return replace(model, params={**model.params, **values})
+
+
+def file_links(robot: Robot, text: str, filename: str) -> list:
+    """The links the file defines, in tree order (not those sls adds for a floating base)."""
+    in_file = {element.get("name") for element in xml_root(text, filename).findall("link")}
+    return [link for link in [robot.root] + [joint.child for joint in robot.joints] if link in in_file]
+
+
+def frame_names(frames: Sequence[str] | str, robot: Robot, text: str, filename: str) -> tuple:
+    """The frames asked for (link names; ``"all"``: every link of the file, in tree order) checked against the
+    robot's links."""
+    names = [name.strip() for name in frames.split(",")] if isinstance(frames, str) else list(frames)
+    links = file_links(robot, text, filename)
+    in_file = set(links)
+    if names == ["all"]:
+        return tuple(links)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ModelFileError(f"{filename}: frames: a frame is named by its link, got {name!r}")
+        if name not in in_file:
+            raise ModelFileError(
+                f"{filename}: frames: '{name}' is not a link of the robot{did_you_mean(name, links) or ''}"
+            )
+    if len(set(names)) != len(names):
+        raise ModelFileError(f"{filename}: frames: a link is named twice in {names}")
+    if not names:
+        raise ModelFileError(f"{filename}: frames: name at least one link (or 'all')")
+    return tuple(names)

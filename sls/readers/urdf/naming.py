@@ -50,9 +50,7 @@ def state_names(robot: Robot, filename: str) -> list:
         speeds = [f"{label}_{suffix}" for suffix in SPEED_SUFFIXES]
         names.update((name, free.name) for name in coordinates + speeds)
     for joint in robot.movable:
-        base = NOT_IDENTIFIER.sub("_", joint.name)
-        if not _usable(base):
-            base = RENAME_PREFIX + base.lstrip("_")
+        base = usable_name(joint.name, RENAME_PREFIX)
         for candidate in (base, RATE_PREFIX + base):
             if candidate in names:
                 other = names[candidate]
@@ -66,6 +64,13 @@ def state_names(robot: Robot, filename: str) -> list:
     if free is None:
         return q + [RATE_PREFIX + s for s in q]
     return coordinates + q + speeds + [RATE_PREFIX + s for s in q]
+
+
+def usable_name(name: str, prefix: str) -> str:
+    """``name`` as an sls name: characters other than letters, digits and ``_`` become ``_``; a result that starts
+    with a digit or ``_``, is reserved, is ``g`` or ``u1``, ``u2``, ... gets ``prefix`` (leading ``_`` dropped)."""
+    base = NOT_IDENTIFIER.sub("_", name)
+    return base if _usable(base) else prefix + base.lstrip("_")
 
 
 def joint_label(joint: Joint) -> str:

@@ -76,3 +76,70 @@ def test_matlab_quaternion_base_agrees_with_python(robot, tmp_path):
     assert A.shape == A_ref.shape == (2 * package.N_V, 2 * package.N_V)
     np.testing.assert_allclose(A, A_ref, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(B, B_ref, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+def test_matlab_configuration_functions_agree_with_python(tmp_path):
+    """integrate, difference, normalize_configuration, to_mujoco and from_mujoco of the .m package = the Python
+    package's integrate, difference, normalize, to_mujoco and from_mujoco (Solo-12)."""
+    model = load_urdf(SOLO, floating_base=True, name="solo_configuration")
+    sls.generate(model, tmp_path / "m", target="matlab", functions=["qdot_fun"])
+    sls.generate(model, tmp_path / model.name, target="python", functions=["qdot_fun"])
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    rng = np.random.default_rng(12)
+
+    def configuration() -> np.ndarray:
+        quaternion = rng.normal(size=4)
+        return np.concatenate([rng.normal(size=3), quaternion / np.linalg.norm(quaternion), rng.normal(size=12)])
+
+    q0, q1, dq, v = configuration(), configuration(), rng.normal(size=18), rng.normal(size=18)
+    scaled = q0.copy()
+    scaled[3:7] *= 2.0
+    x = np.concatenate([q0, v])
+    script = (
+        f"disp(mat2str(integrate({text(q0)}, {text(dq)}), 17)); disp(mat2str(difference({text(q0)}, {text(q1)}), 17)); "
+        f"disp(mat2str(normalize_configuration({text(scaled)}), 17)); "
+        f"[qpos, qvel] = to_mujoco({text(x)}); disp(mat2str(qpos, 17)); disp(mat2str(qvel, 17)); "
+        f"disp(mat2str(from_mujoco(qpos, qvel), 17));"
+    )
+    moved, difference, normalized, qpos, qvel, back = (np.ravel(a) for a in octave_values(script, tmp_path / "m"))
+    np.testing.assert_allclose(moved, package.integrate(q0, dq), atol=1e-13)
+    np.testing.assert_allclose(difference, package.difference(q0, q1), atol=1e-12)
+    np.testing.assert_allclose(normalized, package.normalize(scaled), atol=1e-15)
+    reference_qpos, reference_qvel = package.to_mujoco(x)
+    np.testing.assert_allclose(qpos, reference_qpos, atol=1e-15)
+    np.testing.assert_allclose(qvel, reference_qvel, atol=1e-14)
+    np.testing.assert_allclose(back, x, atol=1e-14)
+
+
+@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+def test_matlab_euler_chart_refuses_the_pole_in_one_line(tmp_path):
+    """A yaw-pitch-roll base's qddot_fun and linearized_model raise sls:chartSingularity within the margin of
+    pitch = ±90° (as the Python package's _chart), and compute as before outside it."""
+    path = tmp_path / "drone.urdf"
+    path.write_text(DRONE)
+    sls.generate(load_urdf(path, base_orientation="euler", name="euler_drone"), tmp_path / "m", target="matlab")
+    near = np.zeros(12)
+    near[4] = np.pi / 2 - 1e-6
+    away = near.copy()
+    away[4] = 1.0
+    u = np.zeros(6)
+    for function in ("qddot_fun(x, u)", "[A, B] = linearized_model(x, u)"):
+        script = f"x = {text(near)}; u = {text(u)}; try, {function}; disp('no error'); "
+        script += "catch e, disp(e.identifier); disp(e.message); end"
+        result = subprocess.run(
+            [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
+            cwd=tmp_path / "m",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        lines = result.stdout.strip().splitlines()
+        assert lines[0] == "sls:chartSingularity", result.stdout + result.stderr
+        assert "base_pitch" in lines[1] and "--base-orientation quaternion" in lines[1]
+    (value,) = octave_values(f"disp(mat2str(qddot_fun({text(away)}, {text(u)}), 17));", tmp_path / "m")
+    assert np.all(np.isfinite(value))

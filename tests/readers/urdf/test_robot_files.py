@@ -77,9 +77,9 @@ def load(path: Path, needs: str | None):
     if needs == "floating-base":
         if "floating_base" not in inspect.signature(sls.load_urdf).parameters:
             pytest.skip("needs --floating-base (sls.load_urdf(..., floating_base=True))")
-        return sls.load_urdf(path, floating_base=True)
+        return sls.load_urdf(path, floating_base=True, base_orientation="euler")  # the chart compared below
     try:
-        return sls.load_urdf(path)
+        return sls.load_urdf(path, base_orientation="euler")
     except sls.SlsError as error:
         text = str(error)
         if needs == "mimic" and "mimic" in text:

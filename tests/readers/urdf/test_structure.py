@@ -255,22 +255,31 @@ def drone(tmp_path_factory):
 
 
 @needs_robots
-@pytest.mark.parametrize("pitch", [math.pi / 2, -math.pi / 2])
+@pytest.mark.parametrize("pitch", [math.pi / 2, -math.pi / 2, math.pi / 2 - 1e-6, 3 * math.pi / 2 + 5e-4])
 def test_floating_base_singularity_raises(pitch, drone):
-    """At pitch = ±π/2 (yaw and roll turn about the same axis) M is singular: q̈ cannot be computed."""
+    """At pitch = ±π/2 (yaw and roll turn about the same axis) M is singular; within the chart's margin
+    (|cos(pitch)| < CHART_MARGIN) qddot_fun and linearized_model refuse the state in one line (a ValueError) that
+    names the pitch and the margin, instead of the huge numbers of a nearly singular M."""
     x = np.zeros(12)
     x[4] = pitch
-    assert np.linalg.eigvalsh(drone.M_fun(x))[0] < 1e-15
-    with pytest.raises(np.linalg.LinAlgError):
-        drone.qddot_fun(x, np.zeros(6))
+    assert np.linalg.eigvalsh(drone.M_fun(x))[0] < 1e-8
+    assert drone.CHART_PITCH == ("base_pitch",) and drone.CHART_MARGIN == 1e-3
+    for call in (drone.qddot_fun, drone.linearized_model):
+        with pytest.raises(ValueError, match=r"base_pitch = \+-90 degrees and base_pitch is within 0.001 rad") as error:
+            call(x, np.zeros(6))
+        assert "\n" not in str(error.value) and str(error.value).startswith(call.__name__)
 
 
 @needs_robots
 def test_floating_base_singularity_error_names_the_state(drone):
     x = np.zeros(12)
     x[4] = math.pi / 2
-    with pytest.raises(np.linalg.LinAlgError, match="base_pitch"):
+    with pytest.raises(ValueError, match="base_pitch=1.5708"):
         drone.qddot_fun(x, np.zeros(6))
+    batch = np.zeros((3, 12))
+    batch[2, 4] = -math.pi / 2
+    with pytest.raises(ValueError, match="base_pitch=-1.5708"):
+        drone.linearized_model(batch, np.zeros(6))
 
 
 # --------------------------------------------------------------------------

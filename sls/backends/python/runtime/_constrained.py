@@ -19,14 +19,17 @@ from .M_jac_fun import M_jac_fun
 from .phi_jac_fun import phi_jac_fun
 from .tau_fun import tau_fun
 
-N = 0  # the model's number of coordinates, set when copied
+N = 0  # the model's number of degrees of freedom (speeds), set when copied
+N_Q = 0  # its number of coordinates (N, or more with a quaternion base), set when copied
 K = 0  # its number of constraints, set when copied
 M_INPUTS = 0  # its number of inputs, set when copied
+SPEEDS = False  # whether q-dot = S(q) v (generalized speeds: qdot_jac_fun gives the kinematic rows), set when copied
+CONTACTS = 0  # its number of point contacts (the last 3 CONTACTS constraint rows), set when copied
 
 
 def _arguments(x, u):
     """x and u checked, their batch axes broadcast together."""
-    _x, _ = _runtime.as_state(x, 2 * N)
+    _x, _ = _runtime.as_state(x, N_Q + N)
     _u, _ = _runtime.as_vector(u, M_INPUTS, "u")
     if _x.ndim > 1 or _u.ndim > 1:
         _x, _u = _runtime.broadcast_batch(_x, _u)
@@ -141,7 +144,7 @@ def linearized_model(x, u, params):
     """
     _x, _u = _arguments(x, u)
     qddot, lam, (L, A, w, Y, S, B_u) = solve(_x, _u, params)
-    dq = _x[..., N:]
+    dq = _x[..., N_Q:]
     dM = M_jac_fun(_x, **params)
     dA = constraint_jac_jac_fun(_x, **params)
     # df/dx of f = B_u u - C qdot - phi - fric (d(C qdot)/dqdot_l = C[:, l] + dC/dqdot_l qdot).
@@ -152,7 +155,7 @@ def linearized_model(x, u, params):
         - phi_jac_fun(_x, **params)
         - fric_jac_fun(_x, **params)
     )
-    df[..., :, N:] -= C_fun(_x, **params)
+    df[..., :, N_Q:] -= C_fun(_x, **params)
     R = df - np.einsum("...abl,...b->...al", dM, qddot) + np.einsum("...ial,...i->...al", dA, lam)
     R = np.concatenate([R, np.broadcast_to(B_u, R.shape[:-1] + (M_INPUTS,))], axis=-1)
     h = constraint_bias_jac_fun(_x, **params) - np.einsum("...ial,...a->...il", dA, qddot)
@@ -161,9 +164,33 @@ def linearized_model(x, u, params):
     dg = h - A @ D
     D = D + Y @ _schur_solve(S, dg, _x)
     batch = D.shape[:-2]
+    n_x = N_Q + N
     A_out = np.zeros(batch + (2 * N, 2 * N))
-    A_out[..., :N, N:] = np.eye(N)
-    A_out[..., N:, :] = D[..., :, : 2 * N]
     B_out = np.zeros(batch + (2 * N, M_INPUTS))
-    B_out[..., N:, :] = D[..., :, 2 * N :]
+    B_out[..., N:, :] = D[..., :, n_x:]
+    if not SPEEDS:
+        A_out[..., :N, N:] = np.eye(N)
+        A_out[..., N:, :] = D[..., :, :n_x]
+        return A_out, B_out
+    from .qdot_jac_fun import qdot_jac_fun  # a package with generalized speeds has it
+
+    rates = qdot_jac_fun(_x, **params)
+    if N_Q == N:  # the upper rows: d(S(q) v)/dx
+        A_out[..., :N, :] = rates
+        A_out[..., N:, :] = D[..., :, :n_x]
+        return A_out, B_out
+    # fewer speeds than coordinates: the tangent space of x = (integrate(q, dq), v + dv), as linearized_model
+    from . import _free_flyer  # fewer speeds than coordinates: a robot's quaternion base
+
+    S = rates[..., :, N_Q:]
+    A_out[..., :N, :] = _free_flyer.tangent_kinematics(np.broadcast_to(_x, batch + (n_x,)))
+    A_out[..., N:, :N] = D[..., :, :N_Q] @ S
+    A_out[..., N:, N:] = D[..., :, N_Q:n_x]
     return A_out, B_out
+
+
+def contact_forces_fun(x, u, params):
+    """The force each point contact exerts on the robot, world axes (CONTACTS, 3): the last multipliers."""
+    _x, _u = _arguments(x, u)
+    lam = solve(_x, _u, params)[1]
+    return lam[..., K - 3 * CONTACTS :].reshape(lam.shape[:-1] + (CONTACTS, 3))

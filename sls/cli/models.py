@@ -1,0 +1,215 @@
+"""Which model a command means: a model file (TOML, Python, URDF, MJCF), a bundled example, the n-link example or
+the inline flags (:func:`load_model`), with ``--range`` values parsed (:func:`parse_range`)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from sls.cli.values import parse_param
+from sls.errors import UsageError
+from sls.model import Model, with_ranges
+from sls.readers import (
+    DEFAULT_EXAMPLE,
+    example_names,
+    is_urdf_example,
+    load_example,
+    load_python,
+    load_toml,
+    model_from_strings,
+)
+from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
+from sls.readers.nlink import nlink_pendulum
+from sls.readers.urdf import load_urdf
+from sls.readers.urdf.xacro_files import is_xacro
+
+
+@dataclass(frozen=True)
+class RobotOptions:
+    """The command line's options for a URDF (or xacro) robot: ``--floating-base``, ``--base-orientation``,
+    ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``) and ``--package-path``."""
+
+    floating_base: bool = False
+    base_orientation: str | None = None
+    frames: str | None = None
+    contacts: str | None = None
+    xacro_args: dict = field(default_factory=dict)
+    package_paths: tuple = ()
+
+    def urdf_keywords(self) -> dict:
+        """The keyword arguments of :func:`sls.load_urdf` these options give."""
+        return {
+            "floating_base": self.floating_base,
+            "base_orientation": self.base_orientation or "quaternion",
+            "frames": self.frames,
+            "contacts": self.contacts,
+            "xacro_args": self.xacro_args,
+            "package_paths": self.package_paths,
+        }
+
+
+#: The example built by a generator rather than read from a file.
+NLINK = "nlink"
+NLINK_DEFAULT = 3
+
+
+def parse_range(text: str) -> tuple[str, list]:
+    """Parse ``NAME=LOW:HIGH`` (a ``--range`` value); the ends are numbers or constants such as ``-pi/2``."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    low, colon, high = value.partition(":")
+    if not sep or not name or not colon or not low.strip() or not high.strip():
+        raise UsageError(f"--range {text!r}: expected NAME=LOW:HIGH, e.g. --range theta=-0.5:0.5")
+    if not (name.isascii() and name.isidentifier()):
+        raise UsageError(f"--range {text!r}: {name!r} is not a state name (expected NAME=LOW:HIGH)")
+    return name, [_range_number(part.strip(), text) for part in (low, high)]
+
+
+def _range_number(part: str, text: str) -> float | str:
+    try:
+        number = float(part)
+    except ValueError:
+        return part  # a constant expression ("pi/2"), checked with the model's ranges
+    if not math.isfinite(number):
+        raise UsageError(f"--range {text!r}: the ends must be finite numbers")
+    return number
+
+
+def load_model(
+    model: str | None,
+    T: str | None,
+    V: str | None,
+    fric: tuple,
+    x: str | None,
+    params: tuple,
+    inputs: tuple,
+    forces: tuple,
+    links: int | None = None,
+    constraints: tuple = (),
+    velocity_constraints: tuple = (),
+    ranges: tuple = (),
+    kinematics: tuple = (),
+    robot_options: RobotOptions | None = None,
+) -> Model:
+    """Pick the model from the positional argument or the inline flags (``links``: ``--n`` of ``nlink``;
+    ``robot_options``: the options of a URDF robot, :class:`RobotOptions`).
+
+    ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
+    ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
+    generalized speeds).
+    """
+    if links is not None and model != NLINK:
+        raise UsageError(f"--n goes with the {NLINK} example: sls generate {NLINK} --n {links}")
+    inline = any(v is not None for v in (T, V, x)) or bool(fric) or bool(inputs) or bool(forces)
+    inline = inline or bool(constraints) or bool(velocity_constraints) or bool(kinematics)
+    param_values = dict(parse_param(p) for p in params)
+    range_values = dict(parse_range(r) for r in ranges)
+    if model is not None and inline:
+        raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
+    if inline:
+        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--x", x)) if value is None]
+        if not fric:
+            missing.append("--fric")
+        if missing:
+            raise UsageError(f"inline model: missing {', '.join(missing)} (use --fric 0 for no friction)")
+        assert T is not None and V is not None and x is not None  # none is missing
+        return model_from_strings(
+            state=x.replace(",", " ").split(),
+            T=T,
+            V=V,
+            fric=fric[0] if len(fric) == 1 and fric[0].strip() == "0" else list(fric),
+            params=param_values,
+            inputs=list(inputs) if inputs else None,
+            forces=list(forces) if forces else None,
+            name="model",
+            source="inline flags",
+            constraints=list(constraints) or None,
+            velocity_constraints=list(velocity_constraints) or None,
+            ranges=range_values or None,
+            kinematics=list(kinematics) or None,
+        )
+    if inputs or forces:
+        raise UsageError("--input/--force go with the inline flags; put inputs/forces into the model file instead")
+    options = robot_options or RobotOptions()
+    robot = bool(model and (Path(model).suffix == ".urdf" or is_xacro(model) or is_urdf_example(model)))
+    if not robot and options.xacro_args:
+        raise UsageError("--xacro-arg goes with a xacro file (NAME.urdf.xacro)")
+    floating_base, base_orientation = options.floating_base, options.base_orientation
+    frames, contacts = options.frames, options.contacts
+    if floating_base and not robot:
+        raise UsageError(
+            "--floating-base goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5): "
+            "it frees the robot's root link"
+        )
+    if contacts is not None and not robot:
+        raise UsageError(
+            "--contacts goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            "in a model file with [urdf] write contacts = [...]"
+        )
+    if frames is not None and not robot:
+        raise UsageError(
+            "--frames goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            "in a model file with [urdf] write frames = [...]"
+        )
+    if base_orientation is not None and not robot:
+        raise UsageError(
+            "--base-orientation goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
+            'in a model file write [urdf] base_orientation = "euler"'
+        )
+    if model == NLINK and not Path(model).exists():
+        loaded = nlink_pendulum(NLINK_DEFAULT if links is None else links)
+    else:
+        loaded = _load_named(model or DEFAULT_EXAMPLE, options)
+    if param_values:
+        unknown = sorted(set(param_values) - set(loaded.params))
+        if unknown:
+            raise UsageError(
+                f"--param {unknown[0]}: the model has no parameter of that name "
+                f"(it has: {', '.join(loaded.params) or 'none'})"
+            )
+        from dataclasses import replace
+
+        loaded = replace(loaded, params={**loaded.params, **param_values})
+    if range_values:
+        loaded = with_ranges(loaded, range_values)
+    return loaded
+
+
+def _load_named(model: str, options: RobotOptions | None = None) -> Model:
+    """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MujocoWarning)
+        loaded = _load_file(model, options or RobotOptions())
+    for warning in caught:
+        if issubclass(warning.category, MujocoWarning):
+            click.echo(f"warning: {warning.message}", err=True)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+    return loaded
+
+
+def _load_file(model: str, options: RobotOptions) -> Model:
+    path = Path(model)
+    if path.suffix == ".toml":
+        return load_toml(path)
+    if path.suffix == ".py":
+        return load_python(path)
+    if path.suffix == ".urdf" or is_xacro(path):
+        return load_urdf(path, **options.urdf_keywords())
+    if path.suffix in MJCF_SUFFIXES:
+        return load_mjcf(path)
+    if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
+        raise UsageError(f"{model}: model files must end in .toml, .py, .urdf, .xacro or .xml (MJCF)")
+    if any(sep in model for sep in ("/", "\\")) or "." in model:
+        raise UsageError(f"{model}: no such model file")
+    return load_example(
+        model,
+        floating_base=options.floating_base,
+        base_orientation=options.base_orientation or "quaternion",
+        frames=options.frames,
+        contacts=options.contacts,
+    )

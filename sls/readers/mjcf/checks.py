@@ -1,0 +1,104 @@
+"""What an MJCF model may hold for sls to read it (:func:`refuse_unsupported`): each element sls cannot model
+is refused in one line naming it and saying why. Contacts, joint and tendon limits, inactive equality
+constraints and the controls' and forces' ranges are left out without a word (``docs/mjcf.md`` says so)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sls.errors import ModelFileError
+from sls.readers.mjcf import actuators as act
+from sls.readers.mjcf.structure import BALL, FREE, element_name
+
+#: The ``<option><flag>`` bits sls reads (``mjtDisableBit``).
+DISABLE_CONSTRAINT, DISABLE_FRICTIONLOSS, DISABLE_SPRING, DISABLE_DAMPER, DISABLE_GRAVITY = 1, 4, 32, 64, 128
+DISABLE_ACTUATION = 2048
+_EQUALITY_KINDS = ("connect", "weld", "joint", "tendon", "flex")
+
+
+def _nonzero(m: Any, name: str, index: int) -> bool:
+    """Whether ``m.<name>[index]`` exists (MuJoCo versions differ) and holds a non-zero entry."""
+    values = getattr(m, name, None)
+    if values is None or len(values) <= index:
+        return False
+    row = values[index]
+    return bool(getattr(row, "any", lambda: row != 0)())
+
+
+def refuse_unsupported(m: Any, filename: str) -> None:
+    """Raise :class:`~sls.errors.ModelFileError` (one line, starting with ``filename``) for the first element
+    sls does not model: ball and free joints, active equality constraints, fluid forces, gravity compensation,
+    flexes, plugins, nonlinear springs and dampers, tendons with springs, dampers, friction or armature, spatial
+    tendons an actuator drives, and actuators other than those :mod:`~sls.readers.mjcf.actuators` reads."""
+
+    def fail(message: str) -> None:
+        raise ModelFileError(f"{filename}: {message}")
+
+    for j in range(m.njnt):
+        kind = int(m.jnt_type[j])
+        if kind in (FREE, BALL):
+            word = "free" if kind == FREE else "ball"
+            what = "quaternion bases are" if kind == FREE else "quaternion joints are"
+            fail(f"joint '{element_name(m, 'joint', j, 'jnt')}' is a {word} joint: {what} not read from MJCF yet")
+        for field, what in (
+            ("jnt_stiffnesspoly", "a nonlinear spring (stiffnesspoly)"),
+            ("jnt_springyield", "a yielding spring (springyield)"),
+            ("dof_dampingpoly", "a nonlinear damper (dampingpoly)"),
+        ):
+            index = int(m.jnt_dofadr[j]) if field.startswith("dof") else j
+            if _nonzero(m, field, index):
+                name = element_name(m, "joint", j, "jnt")
+                fail(f"joint '{name}' has {what}: only linear springs and dampers are read")
+    if m.njnt == 0:
+        fail("the model has no joints: nothing moves (sls reads hinge and slide joints)")
+    for e in range(m.neq):
+        if m.eq_active0[e]:
+            code = int(m.eq_type[e])
+            shape = _EQUALITY_KINDS[code] if code < len(_EQUALITY_KINDS) else "equality"
+            fail(
+                f"equality constraint '{element_name(m, 'eq', e, 'equality')}' ({shape}): equality constraints are not "
+                "read from MJCF yet; remove it or make it inactive (active=\"false\")"
+            )
+    if m.opt.density > 0 or m.opt.viscosity > 0:
+        fail(
+            f'<option density="{m.opt.density:g}" viscosity="{m.opt.viscosity:g}">: MuJoCo\'s fluid forces are not '
+            'modelled; set density="0" and viscosity="0" to generate the model without them'
+        )
+    for b in range(m.nbody):
+        if m.body_gravcomp[b] != 0:
+            fail(f"body '{element_name(m, 'body', b, 'body')}' has gravcomp: gravity compensation is not modelled")
+    for count, what in (("nflex", "flexes (deformable bodies)"), ("nplugin", "plugins")):
+        if getattr(m, count, 0):
+            fail(f"the model has {what}: sls models rigid bodies with hinge and slide joints only")
+    driven = {int(m.actuator_trnid[i][0]) for i in range(m.nu) if int(m.actuator_trntype[i]) == act.TRN_TENDON}
+    for t in range(m.ntendon):
+        name = element_name(m, "tendon", t, "tendon")
+        for field in ("tendon_stiffness", "tendon_damping", "tendon_frictionloss", "tendon_armature"):
+            if _nonzero(m, field, t):
+                fail(f"tendon '{name}' has {field.split('_')[1]}: tendon springs, dampers, friction and armature "
+                     "are not read from MJCF yet")
+        if t in driven and act.fixed_tendon(m, t) is None:
+            fail(f"actuator on tendon '{name}': a spatial tendon's length is not modelled (fixed tendons only)")
+    _check_actuators(m, fail)
+
+
+def _check_actuators(m: Any, fail: Any) -> None:
+    if m.nu and (int(m.opt.disableflags) & DISABLE_ACTUATION or int(getattr(m.opt, "disableactuator", 0))):
+        fail("<option> disables actuators: sls reads every actuator of the file; remove the flag")
+    for i in range(m.nu):
+        what = f"actuator '{element_name(m, 'actuator', i, 'act')}'"
+        if int(m.actuator_dyntype[i]) != act.DYN_NONE:
+            fail(f"{what} has activation dynamics (dyntype): only actuators without them (motor, position, velocity, "
+                 "general with dyntype=\"none\") are read")
+        if int(m.actuator_gaintype[i]) not in (act.GAIN_FIXED, act.GAIN_AFFINE):
+            fail(f"{what}: its gaintype is not fixed or affine (muscle, user, ...): not modelled")
+        if int(m.actuator_biastype[i]) not in (act.BIAS_NONE, act.BIAS_AFFINE):
+            fail(f"{what}: its biastype is not none or affine (muscle, user, ...): not modelled")
+        if int(m.actuator_trntype[i]) not in (act.TRN_JOINT, act.TRN_JOINTINPARENT, act.TRN_TENDON):
+            fail(f"{what} acts through a site, body or slider-crank: only joints and fixed tendons are read")
+        for field in ("actuator_armature", "actuator_damping", "actuator_dampingpoly", "actuator_delay"):
+            if _nonzero(m, field, i):
+                fail(f"{what} has {field.split('_', 1)[1]}: not read from MJCF yet")
+        ctrlnum = getattr(m, "actuator_ctrlnum", None)
+        if ctrlnum is not None and int(ctrlnum[i]) != 1:
+            fail(f"{what} takes {int(ctrlnum[i])} controls: actuators with one control only")

@@ -1,0 +1,185 @@
+"""Point contacts of a robot (sls.derive.tree_frames.contact_terms) against Pinocchio's constraintDynamics with
+3-D rigid contacts in LOCAL_WORLD_ALIGNED (the same URDF, the same quaternion base): the constrained vdot_fun and
+contact_forces_fun (its lambda_c); the constrained linearized_model against central differences in the tangent
+space; the readers' one-line refusals."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sls
+from sls.readers.urdf import load_urdf
+
+pin = pytest.importorskip("pinocchio")
+SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
+FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+SAMPLES = 200
+
+
+@pytest.fixture(scope="module")
+def standing(tmp_path_factory):
+    """(package, Pinocchio model, its contact models and datas) for Solo-12 on its four feet."""
+    folder = tmp_path_factory.mktemp("contacts")
+    model = load_urdf(SOLO, floating_base=True, contacts=FEET, name="solo_on_feet")
+    sls.generate(model, folder / model.name)
+    sys.path.insert(0, str(folder))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(folder))
+    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    contacts = pin.StdVec_RigidConstraintModel()
+    for foot in FEET:
+        frame = peer.frames[peer.getFrameId(foot)]
+        contacts.append(
+            pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_3D, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
+            )
+        )
+    datas = pin.StdVec_RigidConstraintData()
+    for contact in contacts:
+        datas.append(contact.createData())
+    return package, peer, contacts, datas
+
+
+def random_state(peer, rng) -> np.ndarray:
+    q = pin.randomConfiguration(peer, -np.ones(peer.nq), np.ones(peer.nq))
+    return np.concatenate([q, rng.normal(size=peer.nv)])
+
+
+def test_layout_and_parameters(standing):
+    package, peer, _, _ = standing
+    assert package.CONTACTS == tuple(FEET) and package.N_CONSTRAINTS == 12 and package.N_HOLONOMIC == 12
+    # the default anchors: the feet where they are at the neutral configuration (Pinocchio's neutral q)
+    data = peer.createData()
+    pin.framesForwardKinematics(peer, data, pin.neutral(peer))
+    for foot in FEET:
+        where = data.oMf[peer.getFrameId(foot)].translation
+        assert [package.PARAMS[f"contact_{foot}_{axis}"] for axis in "xyz"] == pytest.approx(where, abs=1e-12)
+
+
+def test_constrained_dynamics_equal_constraint_dynamics(standing):
+    package, peer, contacts, datas = standing
+    data = peer.createData()
+    pin.initConstraintDynamics(peer, data, contacts, datas)
+    rng = np.random.default_rng(3)
+    for _ in range(SAMPLES):
+        x = random_state(peer, rng)
+        u = rng.normal(size=package.N_INPUTS)
+        tau = package.input_matrix_fun(x) @ u
+        q, v = x[: peer.nq], x[peer.nq :]
+        settings = pin.ProximalSettings(1e-12, 0, 1)
+        accelerations = pin.constraintDynamics(peer, data, q, v, tau, contacts, datas, settings)
+        scale = max(1.0, np.abs(accelerations).max())
+        assert np.abs(package.vdot_fun(x, u) - accelerations).max() <= 1e-8 * scale
+        forces = data.lambda_c.reshape(4, 3)
+        assert np.abs(package.contact_forces_fun(x, u) - forces).max() <= 1e-8 * max(1.0, np.abs(forces).max())
+    batch = np.array([random_state(peer, rng) for _ in range(5)])
+    inputs = rng.normal(size=(5, package.N_INPUTS))
+    assert package.contact_forces_fun(batch, inputs).shape == (5, 4, 3)
+
+
+def test_constrained_linearization_is_the_tangent_space_difference(standing):
+    """A = d/d[dq; dv] of [the tangent rate; vdot] at x = (integrate(q, dq), v + dv), by central differences."""
+    package, peer, _, _ = standing
+    rng = np.random.default_rng(4)
+    n, h = peer.nv, 1e-6
+    for _ in range(2):
+        x, u = random_state(peer, rng), rng.normal(size=package.N_INPUTS)
+        A, B = package.linearized_model(x, u)
+        q, v = x[: peer.nq], x[peer.nq :]
+
+        def vdot(delta, x=x, q=q, v=v, u=u):
+            return package.vdot_fun(np.concatenate([package.integrate(q, delta[:n]), v + delta[n:]]), u)
+
+        numeric = np.column_stack([(vdot(h * e) - vdot(-h * e)) / (2 * h) for e in np.eye(2 * n)])
+        assert np.abs(A[n:] - numeric).max() <= 1e-5 * max(1.0, np.abs(numeric).max())
+        inputs = np.column_stack(
+            [(package.vdot_fun(x, u + h * e) - package.vdot_fun(x, u - h * e)) / (2 * h) for e in np.eye(len(u))]
+        )
+        assert np.abs(B[n:] - inputs).max() <= 1e-5 * max(1.0, np.abs(inputs).max())
+        at_rest = package.linearized_model(np.concatenate([q, np.zeros(n)]), u)[0]
+        assert np.array_equal(at_rest[:n], np.hstack([np.zeros((n, n)), np.eye(n)]))
+
+
+@pytest.mark.parametrize(
+    ("contacts", "message"),
+    [
+        (["FL_FOT"], "contacts: 'FL_FOT' is not a link of the robot; did you mean 'FL_FOOT'?"),
+        (["FL_FOOT:6d"], "6-D contacts (a foot held flat) are not generated yet"),
+        (["FL_FOOT:line"], "the kind must be point"),
+        (["FL_FOOT", "FL_FOOT:point"], "a link is named twice"),
+    ],
+)
+def test_bad_contacts_are_one_line(contacts, message):
+    with pytest.raises(sls.SlsError, match="contacts") as error:
+        load_urdf(SOLO, floating_base=True, contacts=contacts)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_contacts_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sls.cli.app import main
+
+    (tmp_path / "solo.toml").write_text(
+        f'contacts = ["FL_FOOT", "HR_FOOT:point"]\nconstraint_stabilization = 20.0\n\n[urdf]\nfile = "{SOLO}"\n'
+        "floating_base = true\n"
+    )
+    model = sls.load_toml(tmp_path / "solo.toml")
+    assert model.contacts == (("FL_FOOT", "point"), ("HR_FOOT", "point")) and model.stabilization == 20.0
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["generate", str(SOLO), "--floating-base", "--contacts", "FL_FOOT", "-o", "p"])
+    assert result.exit_code == 0, result.output
+    assert 'CONTACTS = ("FL_FOOT",)' in (tmp_path / "p" / "__init__.py").read_text()
+    refused = CliRunner().invoke(main, ["generate", "pendulum", "--contacts", "a", "-o", "x"])
+    assert refused.exit_code != 0 and "--contacts goes with a URDF robot" in refused.output
+
+
+def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
+    """Solo-12 on its four feet, driven by its twelve joint motors only (the ground carries it): sls.control.lqr
+    at a standing pose, then a 0.3 m/s push of the trunk: after 2 s the trunk is back at its height within 1 cm,
+    the feet stay where they stand (Baumgarte rate 20/s), and the ground carries the weight."""
+    import sls.control as control
+
+    joints = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
+    model = load_urdf(
+        SOLO,
+        floating_base=True,
+        contacts=FEET,
+        constraint_stabilization=20.0,
+        name="solo_standing",
+        inputs=[f"m_{joint}" for joint in joints],
+        actuation={f"tau_{joint}": f"m_{joint}" for joint in joints},
+    )
+    sls.generate(model, tmp_path / model.name)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(model.name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = peer.createData()
+    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
+    pin.framesForwardKinematics(peer, data, q_eq)
+    params = {
+        f"contact_{foot}_{axis}": float(value)
+        for foot in FEET
+        for axis, value in zip("xyz", data.oMf[peer.getFrameId(foot)].translation)
+    }
+    x_eq = np.concatenate([q_eq, np.zeros(peer.nv)])
+    u_eq = control.equilibrium_input(package, x_eq, params=params)
+    u_eq = u_eq[0] if isinstance(u_eq, tuple) else u_eq
+    design = control.lqr(package, x_eq, u_eq, Q=1.0, R=1.0, params=params)
+    pushed = x_eq.copy()
+    pushed[peer.nq] = 0.3  # the trunk's forward speed
+    result = control.simulate(package, pushed, (0.0, 2.0), design, params=params)
+    end = result.y[:, -1]
+    assert result.success and abs(end[2] - 0.24) < 0.01
+    assert np.abs(package.constraint_fun(end, **params)).max() <= 1e-6
+    weight = -sum(inertia.mass for inertia in peer.inertias) * peer.gravity.linear[2]
+    forces = package.contact_forces_fun(end, design(2.0, end), **params)
+    assert forces[:, 2].sum() == pytest.approx(weight, rel=1e-3)
