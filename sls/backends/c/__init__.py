@@ -11,7 +11,9 @@
   time with ``$CC`` (else ``cc``) into ``DIR/_native.<suffix>``;
 * ``DIR/__init__.py``, ``DIR/_runtime.py`` (the Python target's argument
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
-  errors, through the compiled batch loop): the Python target's API.
+  errors, through the compiled batch loop): the Python target's API; for a
+  robot with a quaternion base also the Python target's ``DIR/_free_flyer.py``
+  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`).
 
 Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
@@ -38,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from sls import functions
 from sls.backends.base import Backend
 from sls.backends.c.names import HEADER_MARK, NATIVE, c_identifier, renames
-from sls.errors import MissingDependencyError, OutputError, brief
+from sls.errors import MissingDependencyError, ModelError, OutputError, brief
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
@@ -77,7 +79,8 @@ LIBRARY_FLAGS = ["-fPIC", "-fvisibility=hidden"]
 #: no faster than ``-O1`` at about 1.6 times its compile time; the Jacobians (``C_jac_fun`` alone is
 #: half the code of a robot arm) compile at ``-O0``, 4 times faster than ``-O2``, and run about half as fast.
 #: ``linearized_model`` has a unit of its own: with GCC on x86-64 its parts are also built for AVX2 and FMA
-#: at ``-O2`` (``<PREFIX>_CLONES`` in ``templates/c/model.c.j2``), the longest compile of the library.
+#: at ``-O2`` (``<PREFIX>_CLONES`` in ``templates/c/model.c.j2``), the longest compile of the library; so are
+#: the parts of a long ``qddot_fun`` (a quarter faster on a humanoid, for a fifth more compile time).
 UNITS = {
     "c/_linearize.c": "-O1",  # linearized_model and its batch loop
     "c/_solve.c": "-O1",  # the other solving functions (qddot_fun, xdot_fun) and their batch loops
@@ -111,6 +114,7 @@ class CBackend(Backend):
     provides = "C's libm provides"
     constrained = False
     speeds = True
+    quaternions = True
     unroll_max = None
     #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
     #: runtime sources.
@@ -136,6 +140,14 @@ class CBackend(Backend):
                 "the default --target python needs nothing"
             )
 
+    def check_model(self, model: Model) -> None:
+        super().check_model(model)
+        if len(getattr(model, "q", ())) != len(getattr(model, "dq", ())) and not has_free_flyer(model):
+            raise ModelError(
+                "--target c writes fewer speeds than coordinates only for a quaternion base (a robot's free-flyer): "
+                "generate this model with the default --target python"
+            )
+
     # -- files ----------------------------------------------------------
 
     def file_names(self, model: Model) -> list:
@@ -148,7 +160,7 @@ class CBackend(Backend):
             "__init__.py",
             "_runtime.py",
             "_dispatch.py",
-        ]
+        ] + (["_free_flyer.py"] if has_free_flyer(model) else [])
 
     def owns(self, path: Path) -> bool:
         if is_library_name(path.name):
@@ -181,12 +193,15 @@ class CBackend(Backend):
 
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
         from sls.backends.c.body import c_function, solve_body
+        from sls.backends.c.tangent import free_flyer
 
-        failure = f"{self._names(model)[0].upper()}_NOT_POSITIVE_DEFINITE"
-        prefix = self._names(model)[0]
-        # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian (qdot_jac_fun)
-        rates_jacobian = f"{prefix}_{function.calls[0]}" if function.calls else ""
-        body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian)
+        prefix, names = self._names(model)
+        failure = f"{prefix.upper()}_NOT_POSITIVE_DEFINITE"
+        # a quaternion base: A and B in the tangent space, written out; another model with generalized speeds:
+        # the upper rows of A from the kinematics' Jacobian (qdot_jac_fun)
+        base = free_flyer(model, names)
+        rates_jacobian = f"{prefix}_{function.calls[0]}" if function.calls and base is None else ""
+        body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian, base)
         return c_function(function.name, body, failure)
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
@@ -196,7 +211,7 @@ class CBackend(Backend):
             return None  # only ẋ = [q̇; q̈] is built from another function here
         # a model with generalized speeds: q̇ = S(q) v from qdot_fun
         rates = function.calls[0] if function.calls else ""
-        statements = xdot_body(self._names(model)[0], model.n, function.uses, rates)
+        statements = xdot_body(self._names(model)[0], model.n, function.uses, rates, model.n_q)
         return lambda: c_function(function.name, statements)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
@@ -227,6 +242,8 @@ class CBackend(Backend):
             "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs),
             "_runtime.py": self._python_runtime(env, ctx),
         }
+        if ctx["free_flyer"]:
+            files["_free_flyer.py"] = self._free_flyer(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
         held = {unit: [f for f in specs if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
@@ -240,6 +257,14 @@ class CBackend(Backend):
         values = {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
         text = runtime_text(self.base("python").runtime_files()["_runtime.py"], values)
         return env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=text)
+
+    def _free_flyer(self, env: Any, ctx: dict) -> str:
+        """The Python target's ``_free_flyer.py`` (integrate, difference, normalize, the MuJoCo layout)."""
+        from sls.backends.python.files import runtime_text
+
+        source = self.base("python").runtime_files()["_free_flyer.py"]
+        text = runtime_text(source, {"N_Q": ctx["n_q"], "N_V": ctx["n"]})
+        return env.get_template("_free_flyer.py.j2").render(ctx=ctx, runtime=text)
 
     def compile(self, files: dict, on_step: object = None) -> dict:
         """Compile the model's functions (:data:`UNITS`) and ``_native.c``, in parallel, into the extension:
@@ -259,6 +284,12 @@ class CBackend(Backend):
             _run_compiler([compiler() + step for step in steps], folder)
             _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
             return {target: (Path(folder) / target).read_bytes()}
+
+
+def has_free_flyer(model: Model) -> bool:
+    """True for a robot whose root is a quaternion free-flyer (its package adds ``_free_flyer.py``)."""
+    tree = getattr(model, "tree", None)
+    return tree is not None and tree.free is not None
 
 
 def is_library_name(name: str) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sls import functions, lowering
+from sls.backends.c import tangent
 from sls.backends.c.statements import (
     CallArray,
     CallQddot,
@@ -19,6 +20,7 @@ from sls.backends.c.statements import (
     line,
     renamed,
 )
+from sls.backends.c.tangent import FreeFlyer
 from sls.lowering import Check, Expr, Fail, Let, Value, expr_of
 
 
@@ -187,7 +189,13 @@ def kernel_body(lowered: lowering.Lowered) -> list[Statement]:
 
 
 def solve_body(
-    kind: str, program: lowering.SolveProgram, n: int, m: int, prefix: str = "", rates_jacobian: str = ""
+    kind: str,
+    program: lowering.SolveProgram,
+    n: int,
+    m: int,
+    prefix: str = "",
+    rates_jacobian: str = "",
+    base: FreeFlyer | None = None,
 ) -> list[Statement]:
     """A solving function of ``kind`` (:attr:`sls.functions.Function.solve`: ``qddot_fun``, ``linearized_model``):
     kernel, unrolled factorization (a :class:`~sls.lowering.Check`
@@ -195,7 +203,9 @@ def solve_body(
 
     The upper n rows of ``linearized_model``'s ``A`` are ``[0 I]``, or for a model with generalized speeds
     the Jacobian ``∂(S(q) v)/∂x`` of its kinematics: a call of ``rates_jacobian`` (the C function
-    ``<prefix>_qdot_jac_fun``, n × 2n row-major: exactly the first n rows of ``A``).
+    ``<prefix>_qdot_jac_fun``, n × 2n row-major: exactly the first n rows of ``A``). A quaternion free-flyer
+    ``base`` (n_x = n_q + n state entries) has its ``A`` and ``B`` in the tangent space, written out
+    (:mod:`sls.backends.c.tangent`).
 
     A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
     ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
@@ -213,11 +223,20 @@ def solve_body(
         return statements + _fill("out", program.results["qddot"])
     if rows and program.ldl is not None:
         J, B_u = program.values["residual_jac"], program.values["B_u"]
-        rhs = [
-            _unsigned_zero(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
-            for a in range(n)
-            for col in range(2 * n + m)
-        ]
+        if base is None:
+            rhs = [
+                _unsigned_zero(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
+                for a in range(n)
+                for col in range(2 * n + m)
+            ]
+        else:  # −∂r/∂x over the tangent columns: −[∂r/∂q S, ∂r/∂v]
+            n_x = base.n_q + n
+            rhs = [
+                value
+                for a in range(n)
+                for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base, -1.0) + B_u[a * m : (a + 1) * m]
+            ]
+            statements += tangent.basis_lets(base)
         L, reciprocal = program.ldl
         solve = SolveRows(
             f"{prefix}_solve_rows",
@@ -227,11 +246,17 @@ def solve_body(
             tuple(expr_of(r) for r in reciprocal),
             tuple(expr_of(v) for v in rhs),
         )
-        upper_A = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
+        upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
+        if base is not None:
+            upper_A = tangent.kinematic_rows(base)
         upper = [CallArray(rates_jacobian, "A")] if rates_jacobian else _fill("A", upper_A)
         return statements + upper + _fill("B", [0.0] * (n * m)) + [solve]
     A_rows, B_rows = program.results["A"], program.results["B"]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
+    if base is not None:  # the solved rows over the tangent columns: [∂v̇/∂q S, ∂v̇/∂v]
+        lower = [value for row in A_rows for value in tangent.tangent_row(row, base)]
+        A_tangent = tangent.kinematic_rows(base) + lower
+        return statements + tangent.basis_lets(base) + _fill("A", A_tangent) + _fill("B", B)
     if rates_jacobian:
         lower_A = [A_rows[a][col] for a in range(n) for col in range(2 * n)]
         return statements + _fill_after(CallArray(rates_jacobian, "A"), lower_A, 2 * n * n) + _fill("B", B)
@@ -253,11 +278,11 @@ def _unsigned_zero(value: Value) -> Value:
     return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 
-def xdot_body(prefix: str, n: int, accelerations: str, rates: str = "") -> list[Statement]:
-    """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the lower half of ``out``, ``q̇`` into the
-    upper half: the second half of ``x``, or for a model with generalized speeds the function ``rates``
-    (``qdot_fun``: ``S(q) v``)."""
-    solve = CallQddot(f"{prefix}_{accelerations}", n)
+def xdot_body(prefix: str, n: int, accelerations: str, rates: str = "", n_q: int | None = None) -> list[Statement]:
+    """``xdot_fun``: the function ``accelerations`` (``qddot_fun``) into the last ``n`` entries of ``out``, ``q̇``
+    into the first ``n_q`` (default ``n``): the second half of ``x``, or for a model with generalized speeds the
+    function ``rates`` (``qdot_fun``: ``S(q) v``)."""
+    solve = CallQddot(f"{prefix}_{accelerations}", n if n_q is None else n_q)
     if rates:
         return [solve, CallArray(f"{prefix}_{rates}", "out")]
     state = [Expr.join(Expr.name("x"), f"[{n + k}]") for k in range(n)]

@@ -10,7 +10,7 @@ from sls import functions
 from sls.backends.c.body import CFunction
 from sls.backends.c.lanes import Lanes, lane_kernel
 from sls.backends.c.names import HEADER_MARK
-from sls.backends.c.statements import SolveRows, Statement, Zeros, stores
+from sls.backends.c.statements import ROW_BLOCK, SolveRows, Statement, Zeros, stores
 from sls.lowering.arguments import PARAMETERS, bind_arguments
 
 if TYPE_CHECKING:  # a type only: no import at run time
@@ -32,6 +32,7 @@ def c_context(model: Model, prefix: str, names: dict) -> dict:
         "c_state": [names.get(s.name, s.name) for s in model.state],
         "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
         "marker": HEADER_MARK,
+        "row_block": ROW_BLOCK,
     }
 
 
@@ -84,7 +85,7 @@ class CSpec:
     solve_rows: bool = False
     #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
     notes: tuple[str, ...] = ()
-    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; ``linearized_model``).
+    #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; the solving functions).
     clones: bool = False
 
 
@@ -144,7 +145,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         wrapper=function.uses is not None,
         solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
         notes=_notes(function, model),
-        clones=function.solve == functions.LINEARIZATION,
+        clones=bool(function.solve),
     )
 
 
@@ -152,7 +153,10 @@ def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:
     """Lines of the function's comment in the header besides its outputs."""
     notes = [f"qddot: {model.n} accelerations."] if functions.ACCELERATION in function.arguments else []
     speeds = getattr(model, "kinematics", None) is not None
-    if function.solve == functions.LINEARIZATION and speeds:
+    if function.solve == functions.LINEARIZATION and model.n_q != model.n:
+        notes.append("In the tangent space (2n = 2 N_DOF): dx = [dq; dv], dq as pinocchio.integrate takes it.")
+        notes.append("A = [[-ad(v_base)/2 on the base block, I], [dvdot/dq S(q), dvdot/dv]], B = [[0], [M^-1 B_u]].")
+    elif function.solve == functions.LINEARIZATION and speeds:
         notes.append("A = [[d(S(q) v)/dx], [dvdot/dx]] (upper rows: qdot_jac_fun), B = [[0], [M^-1 B_u]].")
     elif function.solve == functions.LINEARIZATION:
         notes.append("A = [[0, I], [dqddot/dx]], B = [[0], [M^-1 B_u]].")

@@ -88,7 +88,7 @@ class SolveRows:
     ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
     row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals).
     ``callee`` is the file's helper (``<prefix>_solve_rows``), whose loops over a row's columns compilers
-    vectorize.
+    vectorize; the rows of its array are padded with zeros to :func:`padded_columns`.
     """
 
     callee: str
@@ -141,6 +141,16 @@ def line(statement: Statement, failure: str) -> str:
             raise _unknown(statement, TARGET)
 
 
+#: Columns of the right-hand sides ``<prefix>_solve_rows`` updates at once (its accumulators; the rows of
+#: ``_R`` are padded to a multiple of it with zeros).
+ROW_BLOCK = 12
+
+
+def padded_columns(columns: int) -> int:
+    """``columns`` rounded up to a multiple of :data:`ROW_BLOCK`: the length of a row of ``_R``."""
+    return -(-columns // ROW_BLOCK) * ROW_BLOCK
+
+
 def _solve_rows_lines(statement: SolveRows) -> str:
     """A :class:`SolveRows` as a block of C (lines after the first indented for a function body)."""
     n, m = statement.n, statement.m
@@ -153,7 +163,7 @@ def _solve_rows_lines(statement: SolveRows) -> str:
         "{",
         f"    const double _lower[{max(len(statement.lower), 1)}] = {{{lower or '0.0'}}};",
         f"    const double _reciprocal[{n}] = {{{reciprocal}}};",
-        f"    double _R[{n}][{cols}] = {{\n            {rows}\n        }};",
+        f"    double _R[{n}][{padded_columns(cols)}] = {{\n            {rows}\n        }};",
         "    int _i, _c;",
         f"    {statement.callee}(_lower, _reciprocal, _R);",
         f"    for (_i = 0; _i < {n}; ++_i) {{",

@@ -48,16 +48,17 @@ static int read_vector(PyObject *obj, Py_ssize_t size, double *out)
     return 0;
 }
 
-/* 1 when every value is finite (no exponent of all ones), without a branch per value. */
+/* 1 when every value is finite (no exponent of all ones), without a branch per value: one more than an
+ * exponent of all ones carries into the sign bit, and the loop (and, or, add) vectorizes. */
 static int all_finite(const double *values, Py_ssize_t count)
 {
     unsigned long long bits, bad = 0;
     Py_ssize_t k;
     for (k = 0; k < count; ++k) {
         memcpy(&bits, values + k, sizeof bits);
-        bad |= (bits & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL;
+        bad |= (bits & 0x7ff0000000000000ULL) + 0x0010000000000000ULL;
     }
-    return !bad;
+    return !(bad >> 63);
 }
 
 /* A new float64 array for output `k` of function `f`; its buffer in `view` (released by the caller). */
