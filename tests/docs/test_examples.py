@@ -105,4 +105,4 @@ def test_folder_named_like_an_example_does_not_shadow_it(tmp_path, monkeypatch):
         assert result.exit_code == 0, result.stderr
     (tmp_path / "notes").mkdir()
     result = CliRunner().invoke(main, ["generate", "notes"])
-    assert result.exit_code == 2 and "model files must end in .toml, .py, .urdf or .xml" in result.stderr
+    assert result.exit_code == 2 and "model files must end in .toml, .py, .urdf, .xacro or .xml" in result.stderr

@@ -821,8 +821,8 @@ def test_runtime_names_a_state_where_the_constrained_dynamics_are_singular(tmp_p
         pkg.qddot_fun(np.zeros(8), np.zeros(3))  # q = 0: A = 2q' vanishes and M = 0
 
 
-@pytest.mark.parametrize("target", ["c", "matlab"])
-def test_other_targets_refuse_singular_mass_constrained_models_in_one_line(tmp_path, target):
+@pytest.mark.parametrize("target", ["c"])
+def test_the_c_target_refuses_singular_mass_constrained_models_in_one_line(tmp_path, target):
     from click.testing import CliRunner
 
     from sls.cli.app import main
@@ -836,6 +836,19 @@ def test_other_targets_refuse_singular_mass_constrained_models_in_one_line(tmp_p
         "generate them with the default --target python"
     ]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_matlab_target_generates_singular_mass_constrained_models(tmp_path):
+    """MATLAB solves them as the Python package does (M + A'WA, definite on the allowed velocities)."""
+    from click.testing import CliRunner
+
+    from sls.cli.app import main
+
+    result = CliRunner().invoke(
+        main, ["generate", "four_bar", "--param", "mb=0", "--target", "matlab", "--out", str(tmp_path / "out"), "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "solve_constrained" in (tmp_path / "out" / "qddot_fun.m").read_text()
 
 
 def test_inputs_may_act_through_loads_alone(tmp_path):
