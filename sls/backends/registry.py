@@ -18,6 +18,7 @@ REGISTRY: dict = {
     "python": "sls.backends.python:PythonBackend",
     "c": "sls.backends.c:CBackend",
     "matlab": "sls.backends.matlab:MatlabBackend",
+    "jax": "sls.backends.jax:JaxBackend",
 }
 
 #: The targets sls ships (``sls generate --target`` accepts them).
