@@ -60,9 +60,18 @@ def states(package, rng: np.random.Generator, batch: tuple) -> np.ndarray:
 
 
 def check_every_function(py, jx, rng: np.random.Generator) -> None:
-    """Every function of ``jx`` = that of ``py``: one state, a (2, 3) batch, with parameters off their defaults."""
+    """Every function of ``jx`` = that of ``py``: one state, a (2, 3) batch, with parameters off their defaults.
+
+    Without compiling (``jax.disable_jit``: the same operations, op by op, minutes of XLA compiles saved);
+    the compiled functions are checked in test_jax_transforms.py."""
     assert jx.__all__ == py.__all__
     params = {k: v * (1.0 + 0.2 * rng.uniform()) for k, v in py.PARAMS.items() if v}
+    with jax.disable_jit():
+        compare(py, jx, rng, params)
+
+
+def compare(py, jx, rng: np.random.Generator, params: dict) -> None:
+    """Every function of ``jx`` = that of ``py`` with ``params``: one state and a (2, 3) batch."""
     for batch in ((), (2, 3)):
         x = states(py, rng, batch)
         for name in py.__all__:
