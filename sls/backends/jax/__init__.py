@@ -35,7 +35,8 @@ class JaxBackend(Backend):
     constrained = False
     speeds = False
     quaternions = False
-    #: Never unroll: ``qddot_fun`` assembles M and rhs and calls the Cholesky solve.
+    #: Never unroll: ``qddot_fun`` assembles M and rhs and calls the Cholesky solve. Measured on UR5 (10⁵ states,
+    #: vmap): the unrolled L D Lᵀ of the numpy target took about twice as long under XLA (``docs/jax.md``).
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
