@@ -24,7 +24,8 @@ import sls
 
 def load(folder: Path, name: str) -> Any:
     """Import the generated package in ``folder`` as ``name``."""
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    locations = [str(folder)]
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=locations)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

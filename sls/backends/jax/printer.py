@@ -14,18 +14,36 @@ from sympy.printing.numpy import JaxPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from sls import lowering
-from sls.backends.python.printer import _float_text, _MinMax, python_power
+from sls.backends.python.printer import python_power
 from sls.lowering.expr import mark_library, mark_name
 from sls.lowering.graph_print import Style
 
 
-class JnpPrinter(_MinMax, JaxPrinter):
-    """Prints expressions for ``jax.numpy`` (``jnp.sin``, exact float literals)."""
+def float_text(printer: JaxPrinter, value: sympy.Expr) -> str:
+    """``value`` printed as a float where it is a number."""
+    return repr(float(value)) if value.is_Number else printer._print(value)
 
-    MAX, MIN = "jnp.maximum", "jnp.minimum"
+
+def nested_call(printer: JaxPrinter, name: str, args: tuple) -> str:
+    """``name(a, name(b, c))`` for a Max/Min of any number of arguments; numbers print as floats."""
+    texts = [float_text(printer, a) for a in args]
+    text = texts[-1]
+    for item in reversed(texts[:-1]):
+        text = f"{mark_library(name)}({item}, {text})"
+    return text
+
+
+class JnpPrinter(JaxPrinter):
+    """Prints expressions for ``jax.numpy`` (``jnp.sin``, exact float literals)."""
 
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
+
+    def _print_Max(self, expr: sympy.Max) -> str:
+        return nested_call(self, "jnp.maximum", expr.args)
+
+    def _print_Min(self, expr: sympy.Min) -> str:
+        return nested_call(self, "jnp.minimum", expr.args)
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
         return mark_name(super()._print_Symbol(expr))
@@ -45,7 +63,7 @@ class JnpPrinter(_MinMax, JaxPrinter):
         return self._hprint_Pow(expr, rational=rational, sqrt="jnp.sqrt")
 
     def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
-        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        at_zero = float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
         return f"{mark_library('jnp.heaviside')}({self._print(expr.args[0])}, {at_zero})"
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:

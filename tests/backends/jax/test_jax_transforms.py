@@ -75,7 +75,7 @@ def test_jacfwd_of_xdot_fun_is_linearized_model_and_grad_of_a_parameter_is_finit
     (name, value), *_ = ((k, v) for k, v in py.PARAMS.items() if v)
     grad = jax.grad(lambda p: jnp.sum(jx.qddot_fun(x, u, **{name: p}) ** 2))(value)
     h = 1e-6 * abs(value)
-    fd = (np.sum(py.qddot_fun(x, u, **{name: value + h}) ** 2) - np.sum(py.qddot_fun(x, u, **{name: value - h}) ** 2))
+    fd = np.sum(py.qddot_fun(x, u, **{name: value + h}) ** 2) - np.sum(py.qddot_fun(x, u, **{name: value - h}) ** 2)
     np.testing.assert_allclose(float(grad), fd / (2 * h), rtol=1e-6)
 
 
