@@ -47,12 +47,6 @@ class JaxBackend(Backend):
 
         return PATHS
 
-    def builders(self, dynamics: Any) -> dict:
-        # linearized_model is jax.jacfwd of xdot_fun: no kernel of its own to lower
-        built = super().builders(dynamics)
-        linearizations = {f.name for f in functions.FUNCTIONS if f.solve == functions.LINEARIZATION}
-        return {name: None if name in linearizations else build for name, build in built.items()}
-
     def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
         from sls.backends.jax.code import build_kernel
 

@@ -3,15 +3,14 @@
 Every function body evaluates **one** state: the states, inputs and parameters are scalars (0-d arrays or
 tracers), the shared temporaries (``_t0, …`` / ``_g0, …``) are ``jnp`` expressions of them, and an output is
 ``jnp.array`` of its flat entries reshaped. The package's public functions batch such a body over leading axes
-by :func:`jax.vmap` (``templates/jax/_runtime.py.j2``). ``qddot_fun`` assembles ``M`` and ``rhs`` and solves
-by Cholesky (``jax.scipy.linalg.cho_solve``): no explicit inverse, no unrolled factorization (XLA fuses the
-small solve as well as an unrolled one and compiles it faster).
+by :func:`jax.vmap` (``templates/jax/_runtime.py.j2``). The solving functions assemble ``M`` and their
+right-hand sides and call the runtime's Cholesky solve (no explicit inverse).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sls.lowering import Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
 
@@ -36,12 +35,19 @@ class JaxKernel:
 
 @dataclass(frozen=True)
 class JaxSolver:
-    """``qddot_fun``'s body: ``lines`` bind the temporaries; ``mass`` and ``rhs`` build ``M`` (n×n) and the
-    right-hand side (n)."""
+    """A solving function's body: ``lines`` bind the temporaries; ``arrays`` build the assembled arrays of one
+    state by name (``M`` n×n, ``rhs``, and for ``linearized_model`` ``dM`` and ``drhs`` or, phased,
+    ``residual_jac``, then ``B_u``). A phased program binds ``accelerations`` to the solved ``q̈`` and runs
+    ``late`` before its last solve (see :class:`~sls.lowering.SolveProgram`)."""
 
     lines: list
-    mass: str
-    rhs: str
+    arrays: dict
+    accelerations: list = field(default_factory=list)
+    late: list = field(default_factory=list)
+
+    @property
+    def phased(self) -> bool:
+        return bool(self.accelerations)
 
 
 def array_text(entries: Sequence[str], shape: tuple) -> str:
@@ -78,12 +84,12 @@ def _values_text(values: Sequence[Value], shape: tuple) -> str:
 
 
 def solver_code(program: SolveProgram) -> JaxSolver:
-    """The :class:`JaxSolver` of ``qddot_fun`` from its lowered program (not unrolled, not phased)."""
-    if program.unrolled or program.phased:
-        raise ValueError("the JAX target solves qddot_fun from the assembled M and rhs (unroll_max = 0)")
-    lines = lines_of(program.lines) + lines_of(program.bindings)
+    """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
+    if program.unrolled:
+        raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
     return JaxSolver(
-        lines=lines,
-        mass=_values_text(program.values["M"], program.shapes["M"]),
-        rhs=_values_text(program.values["rhs"], program.shapes["rhs"]),
+        lines=lines_of(program.lines) + lines_of(program.bindings),
+        arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
+        accelerations=list(program.accelerations),
+        late=lines_of(program.late),
     )

@@ -41,7 +41,7 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, code: dict) 
     files = {}
     for function in functions.for_model(model):
         name = function.name
-        if function.uses or function.solve == functions.LINEARIZATION:
+        if function.uses:
             text = env.get_template(f"{name}.py.j2").render(ctx=ctx)
         elif function.solve:
             text = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=code[name])
@@ -61,7 +61,7 @@ def _skeleton(code: dict) -> dict:
     result: dict = {}
     for name, item in code.items():
         if isinstance(item, JaxSolver):
-            result[name] = JaxSolver(lines=[], mass="0.0", rhs="0.0")
+            result[name] = JaxSolver([], dict.fromkeys(item.arrays, "_runtime.array([0.0])"), item.accelerations)
         elif isinstance(item, JaxKernel):
             outputs = {key: JaxOutput(key, out.shape, "0.0") for key, out in item.outputs.items()}
             result[name] = JaxKernel(lines=[], outputs=outputs)
