@@ -57,7 +57,7 @@ def solve_spd(mass, rhs):
         lower[j][j] = jnp.sqrt(mass[j, j] - sum(lower[j][k] * lower[j][k] for k in range(j)))
         for i in range(j + 1, n):
             lower[i][j] = (mass[i, j] - sum(lower[i][k] * lower[j][k] for k in range(j))) / lower[j][j]
-    forward = []
+    forward: list = []
     for i in range(n):
         forward.append((rhs[i] - sum(lower[i][k] * forward[k] for k in range(i))) / lower[i][i])
     solution = [forward[0]] * n
