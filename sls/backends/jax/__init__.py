@@ -7,9 +7,10 @@
 
 Every function body evaluates one state; the public functions batch it over leading axes by :func:`jax.vmap`
 and are :func:`jax.jit`-compiled, so ``jax.jit``, ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd`` of them work.
-``qddot_fun`` solves ``M q̈ = rhs`` by Cholesky from the assembled arrays (no unrolled factorization);
-``linearized_model`` is ``jax.jacfwd`` of ``xdot_fun`` (no kernel of its own: see ``docs/jax.md`` for the
-measurements behind that choice). Generating needs no jax; the generated package does.
+``qddot_fun`` and ``linearized_model`` assemble ``M`` and their right-hand sides (as the numpy target's
+generic path) and solve by the runtime's Cholesky, unrolled on the entries at trace time (``docs/jax.md`` has the
+measurements behind both choices: XLA's batched Cholesky and ``jax.jacfwd`` of ``xdot_fun`` were slower).
+Generating needs no jax; the generated package does.
 Files are marked by the Python target's header (:data:`sls.backends.python.HEADER_MARK`).
 """
 
@@ -35,8 +36,8 @@ class JaxBackend(Backend):
     constrained = False
     speeds = False
     quaternions = False
-    #: Never unroll: ``qddot_fun`` assembles M and rhs and calls the Cholesky solve. Measured on UR5 (10⁵ states,
-    #: vmap): the unrolled L D Lᵀ of the numpy target took about twice as long under XLA (``docs/jax.md``).
+    #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky.
+    #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
