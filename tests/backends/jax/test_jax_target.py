@@ -111,6 +111,14 @@ def test_a_constrained_model_is_refused_in_one_line(name, tmp_path):
     assert not (tmp_path / "jx").exists()
 
 
+def test_a_quaternion_base_is_refused_in_one_line_and_an_euler_base_agrees(tmp_path):
+    with pytest.raises(ModelError, match="--target jax does not support") as error:
+        sls.generate(load_example("ur5", floating_base=True), tmp_path / "q", target="jax")
+    assert "\n" not in str(error.value)
+    py, jx = pair(load_example("ur5", floating_base=True, base_orientation="euler"), tmp_path)
+    check_every_function(py, jx, np.random.default_rng(8))
+
+
 def test_float32_states_give_float32_results(tmp_path):
     py, jx = pair(load_example("double_pendulum"), tmp_path)
     x, u = np.array([0.3, -0.2, 0.1, 0.4]), np.array([0.5, -1.0])
