@@ -246,7 +246,8 @@ def examples_command() -> None:
     default=TARGETS[0],
     show_default=True,
     help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API "
-    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave.",
+    "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave. jax: pure jax.numpy "
+    'modules for jit, vmap and grad (the package needs pip install "sls[jax]").',
 )
 @click.option(
     "--functions",
