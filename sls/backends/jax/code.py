@@ -85,10 +85,11 @@ def _values_text(values: Sequence[Value], shape: tuple) -> str:
 
 def solver_code(program: SolveProgram) -> JaxSolver:
     """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
+    lines = lines_of(program.lines) + lines_of(program.bindings)
     if program.unrolled:
         raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
     return JaxSolver(
-        lines=lines_of(program.lines) + lines_of(program.bindings),
+        lines=lines,
         arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
         accelerations=list(program.accelerations),
         late=lines_of(program.late),
