@@ -19,6 +19,7 @@ REGISTRY: dict = {
     "c": "sls.backends.c:CBackend",
     "matlab": "sls.backends.matlab:MatlabBackend",
     "casadi": "sls.backends.casadi:CasadiBackend",
+    "jax": "sls.backends.jax:JaxBackend",
 }
 
 #: The targets sls ships (``sls generate --target`` accepts them).

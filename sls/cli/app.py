@@ -263,7 +263,8 @@ def examples_command() -> None:
     show_default=True,
     help="python: numpy modules. c: C99 sources in OUT/c for controllers, and a package with the same Python API "
     "compiled from them ($CC, else cc). matlab: .m function files for MATLAB and GNU Octave. "
-    "casadi: a package of casadi.Functions, the parameters their last input p.",
+    "casadi: a package of casadi.Functions, the parameters their last input p. jax: pure jax.numpy "
+    'modules for jit, vmap and grad (the package needs pip install "sls[jax]").',
 )
 @click.option(
     "--functions",

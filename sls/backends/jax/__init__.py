@@ -1,0 +1,64 @@
+"""The JAX target: pure ``jax.numpy`` modules, one per generated function (``sls generate --target jax``).
+
+* :mod:`.printer` — sympy's JAX printer writing ``jnp.*`` on the scalars of one state (:data:`~.printer.PATHS`);
+* :mod:`.code` — the lowered programs as the lines of the templates (:class:`~.code.JaxKernel`,
+  :class:`~.code.JaxSolver`);
+* :mod:`.files` — the package's files from ``templates/jax`` and the runtime source ``runtime/_runtime.py``.
+
+Every function body evaluates one state; the public functions batch it over leading axes by :func:`jax.vmap`
+and are :func:`jax.jit`-compiled, so ``jax.jit``, ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd`` of them work.
+``qddot_fun`` and ``linearized_model`` assemble ``M`` and their right-hand sides (as the numpy target's
+generic path) and solve by the runtime's Cholesky, unrolled on the entries at trace time (``docs/jax.md`` has the
+measurements behind both choices: XLA's batched Cholesky and ``jax.jacfwd`` of ``xdot_fun`` were slower).
+Generating needs no jax; the generated package does.
+Files are marked by the Python target's header (:data:`sls.backends.python.HEADER_MARK`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sls import functions
+from sls.backends.base import Backend
+from sls.backends.python import HEADER_MARK
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from sls.model import Model
+
+
+class JaxBackend(Backend):
+    """Pure ``jax.numpy`` modules: one path (one state), batched by ``jax.vmap``."""
+
+    name = "jax"
+    header_mark = HEADER_MARK
+    suffixes = (".py",)
+    provides = "jax.numpy provides"
+    constrained = False
+    speeds = False
+    quaternions = False
+    #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky.
+    #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
+    unroll_max = 0
+
+    def file_names(self, model: Model) -> list:
+        return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
+
+    def paths(self, model: Model) -> list:
+        from sls.backends.jax.printer import PATHS
+
+        return PATHS
+
+    def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
+        from sls.backends.jax.code import build_kernel
+
+        return build_kernel(*lowered)
+
+    def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
+        from sls.backends.jax.code import solver_code
+
+        return solver_code(*programs)
+
+    def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
+        from sls.backends.jax.files import render_package
+
+        return render_package(self.environment(), model, code, simplify, method, self.runtime_files())

@@ -1,0 +1,96 @@
+"""The JAX target's code: the lowered programs (:mod:`sls.lowering`) as the lines of its templates.
+
+Every function body evaluates **one** state: the states, inputs and parameters are scalars (0-d arrays or
+tracers), the shared temporaries (``_t0, …`` / ``_g0, …``) are ``jnp`` expressions of them, and an output is
+``jnp.array`` of its flat entries reshaped. The package's public functions batch such a body over leading axes
+by :func:`jax.vmap` (``templates/jax/_runtime.py.j2``). The solving functions assemble ``M`` and their
+right-hand sides and call the runtime's Cholesky solve (no explicit inverse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from sls.lowering import Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
+
+
+@dataclass(frozen=True)
+class JaxOutput:
+    """One output of a kernel: its name, shape and the expression of its array (``jnp.array`` of the flat
+    entries, reshaped; a scalar output is its one entry)."""
+
+    name: str
+    shape: tuple
+    array: str
+
+
+@dataclass(frozen=True)
+class JaxKernel:
+    """One function's body: ``lines`` bind the temporaries, ``outputs`` name → :class:`JaxOutput`."""
+
+    lines: list
+    outputs: dict
+
+
+@dataclass(frozen=True)
+class JaxSolver:
+    """A solving function's body: ``lines`` bind the temporaries; ``arrays`` build the assembled arrays of one
+    state by name (``M`` n×n, ``rhs``, and for ``linearized_model`` ``dM`` and ``drhs`` or, phased,
+    ``residual_jac``, then ``B_u``). A phased program binds ``accelerations`` to the solved ``q̈`` and runs
+    ``late`` before its last solve (see :class:`~sls.lowering.SolveProgram`)."""
+
+    lines: list
+    arrays: dict
+    accelerations: list = field(default_factory=list)
+    late: list = field(default_factory=list)
+
+    @property
+    def phased(self) -> bool:
+        return bool(self.accelerations)
+
+
+def array_text(entries: Sequence[str], shape: tuple) -> str:
+    """The expression of an array of ``shape`` from its flat entries (C order), of the state's type."""
+    if not shape:
+        return f"_runtime.scalar({entries[0]}, _x.dtype)"
+    flat = "_runtime.array([" + ", ".join(entries) + "], _x.dtype)"
+    return flat if len(shape) == 1 else f"{flat}.reshape({shape})"
+
+
+def lines_of(statements: Iterable[Statement]) -> list[str]:
+    """The ``Let`` statements as lines of Python (a JAX body has no checks: it cannot raise on values)."""
+    lines = []
+    for statement in statements:
+        match statement:
+            case Let(name=name, value=value):
+                lines.append(f"{name} = {value.text()}")
+            case _:
+                raise unknown_statement(statement, "the JAX target")
+    return lines
+
+
+def build_kernel(lowered: Lowered) -> JaxKernel:
+    """The :class:`JaxKernel` of an array function from its lowered path."""
+    outputs = {}
+    for name in lowered.outputs:
+        shape, entries, _ = lowered.output(name)
+        outputs[name] = JaxOutput(name, shape, array_text([entry.text() for entry in entries], shape))
+    return JaxKernel(lines=lines_of(lowered.printed.lines), outputs=outputs)
+
+
+def _values_text(values: Sequence[Value], shape: tuple) -> str:
+    return array_text([text_of(v) for v in values], shape)
+
+
+def solver_code(program: SolveProgram) -> JaxSolver:
+    """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
+    lines = lines_of(program.lines) + lines_of(program.bindings)
+    if program.unrolled:
+        raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
+    return JaxSolver(
+        lines=lines,
+        arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
+        accelerations=list(program.accelerations),
+        late=lines_of(program.late),
+    )

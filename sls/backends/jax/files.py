@@ -1,0 +1,70 @@
+"""The JAX target's files: one module per generated function, ``__init__`` and ``_runtime``.
+
+:func:`render_package` renders ``templates/jax`` with the printed code (:mod:`.code`) and copies the runtime
+source ``runtime/_runtime.py`` after the package's header; the user's names are checked against the generated
+code's own as for the numpy target (:func:`sls.backends.python.files.check_names`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import jinja2
+
+from sls import functions
+from sls.backends import render
+from sls.backends.jax.code import JaxKernel, JaxOutput, JaxSolver
+from sls.backends.python.files import check_names, function_spec, runtime_text
+
+if TYPE_CHECKING:  # a type only: no import at run time
+    from pathlib import Path
+
+    from sls.model import Model
+
+
+def render_package(
+    env: jinja2.Environment, model: Model, code: dict, simplify: bool, method: str, runtime: dict[str, Path]
+) -> dict[str, str]:
+    """Every file of the generated JAX package: file name → source text (``runtime``: name → path of the
+    runtime sources)."""
+    ctx = render.context(model, simplify, method)
+    files = _render_files(env, ctx, model, code)
+    check_names(model, _render_files(env, ctx, model, _skeleton(code)))  # the templates' names, not the kernels'
+    files["_runtime.py"] = render.tidy(
+        env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=runtime_text(runtime["_runtime.py"], {}))
+    )
+    return dict(sorted(files.items()))
+
+
+def _render_files(env: jinja2.Environment, ctx: dict, model: Model, code: dict) -> dict[str, str]:
+    """The function modules and ``__init__.py`` rendered with ``code`` (function name → its code)."""
+    files = {}
+    for function in functions.for_model(model):
+        name = function.name
+        if function.uses:
+            text = env.get_template(f"{name}.py.j2").render(ctx=ctx)
+        elif function.solve:
+            text = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=code[name])
+        else:
+            (out,) = code[name].outputs.values()
+            text = env.get_template("function.py.j2").render(
+                ctx=ctx, fn=function_spec(name, model), kernel=code[name], out=out
+            )
+        files[f"{name}.py"] = render.tidy(text)
+    modules = functions.names(model)
+    files["__init__.py"] = render.tidy(env.get_template("__init__.py.j2").render(ctx=ctx, modules=modules))
+    return files
+
+
+def _skeleton(code: dict) -> dict:
+    """``code`` without its generated lines, for the name check."""
+    result: dict = {}
+    for name, item in code.items():
+        if isinstance(item, JaxSolver):
+            result[name] = JaxSolver([], dict.fromkeys(item.arrays, "_runtime.array([0.0])"), item.accelerations)
+        elif isinstance(item, JaxKernel):
+            outputs = {key: JaxOutput(key, out.shape, "0.0") for key, out in item.outputs.items()}
+            result[name] = JaxKernel(lines=[], outputs=outputs)
+        else:
+            result[name] = item
+    return result

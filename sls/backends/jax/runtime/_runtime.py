@@ -1,0 +1,74 @@
+# The runtime of a generated JAX package: copied after the package's header as ``_runtime.py``.
+# A real module so that ruff and mypy read it; the comment block above the code is not copied.
+import jax
+import jax.numpy as jnp
+
+# float64 by default: the package's functions are compared with the numpy target's to 1e-12
+jax.config.update("jax_enable_x64", True)
+
+#: The floating type of an integer or boolean state (float64, x64 being enabled above).
+DEFAULT_FLOAT = jnp.float64
+
+
+def floats(*items):
+    """The arrays of ``items`` (``(value, size, name)`` each; last axis ``size``) in one floating type: that of
+    the values (float32 states stay float32), float64 for integers."""
+    arrays = []
+    for value, size, name in items:
+        array = jnp.asarray(value)
+        if array.ndim == 0 or array.shape[-1] != size:
+            raise ValueError(f"{name} must have shape ({size},) or (..., {size}), got {array.shape}")
+        arrays.append(array)
+    dtype = jnp.result_type(*arrays)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = DEFAULT_FLOAT
+    return tuple(array.astype(dtype) for array in arrays)
+
+
+def batched(body, arrays, params):
+    """``body(*one_state_arrays, *params)`` over the leading axes of ``arrays`` (broadcast together), by
+    :func:`jax.vmap` over their flattened batch; one state: ``body`` itself."""
+    batch = jnp.broadcast_shapes(*(array.shape[:-1] for array in arrays))
+    if not batch:
+        return body(*arrays, *params)
+    flat = [jnp.broadcast_to(a, batch + a.shape[-1:]).reshape((-1, a.shape[-1])) for a in arrays]
+    out = jax.vmap(lambda *one: body(*one, *params))(*flat)
+    return jax.tree_util.tree_map(lambda o: o.reshape(batch + o.shape[1:]), out)
+
+
+def array(entries, dtype):
+    """A 1-D array of ``entries`` (scalars, tracers or Python floats) of type ``dtype``."""
+    return jnp.stack([jnp.asarray(entry, dtype=dtype) for entry in entries])
+
+
+def scalar(entry, dtype):
+    """A 0-d array of ``entry`` of type ``dtype``."""
+    return jnp.asarray(entry, dtype=dtype)
+
+
+def solve_spd(mass, rhs):
+    """``M⁻¹ rhs`` for the symmetric positive definite ``M`` (n×n) of one state and ``rhs`` of shape (n,) or
+    (n, k), by a Cholesky factorization unrolled on the entries: under ``jax.vmap`` every step is elementwise over
+    the batch (XLA's batched Cholesky and triangular solves were about twice as slow on UR5). ``NaN`` where ``M``
+    is not positive definite."""
+    n = mass.shape[0]
+    lower = [[mass[0, 0] * 0.0] * n for _ in range(n)]
+    for j in range(n):
+        lower[j][j] = jnp.sqrt(mass[j, j] - sum(lower[j][k] * lower[j][k] for k in range(j)))
+        for i in range(j + 1, n):
+            lower[i][j] = (mass[i, j] - sum(lower[i][k] * lower[j][k] for k in range(j))) / lower[j][j]
+    forward: list = []
+    for i in range(n):
+        forward.append((rhs[i] - sum(lower[i][k] * forward[k] for k in range(i))) / lower[i][i])
+    solution = [forward[0]] * n
+    for i in reversed(range(n)):
+        solution[i] = (forward[i] - sum(lower[k][i] * solution[k] for k in range(i + 1, n))) / lower[i][i]
+    return jnp.stack(solution)
+
+
+def linearization(solved, n, m):
+    """``(A, B)`` of ``xdot = [qdot; qddot]`` from ``solved`` = ``[∂qddot/∂x, ∂qddot/∂u]`` (n × (2n + m))."""
+    top = jnp.concatenate([jnp.zeros((n, n), solved.dtype), jnp.eye(n, dtype=solved.dtype)], axis=1)
+    A = jnp.concatenate([top, solved[:, : 2 * n]], axis=0)
+    B = jnp.concatenate([jnp.zeros((n, m), solved.dtype), solved[:, 2 * n :]], axis=0)
+    return A, B

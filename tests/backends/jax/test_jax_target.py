@@ -1,0 +1,152 @@
+"""The JAX target (``--target jax``): every function equals the numpy target's (Python target) to 1e-12.
+
+Checked on every bundled example (the constrained one is refused in one line), UR5 from its URDF with its frame
+functions, and the reference systems on both derivation routes: one state, a batch with two leading axes, and
+parameters other than the defaults; plus the float32 switch and the package without jax.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from conftest import METHODS, REPO, import_package
+from systems import SYSTEM_NAMES, systems
+
+import sls
+from sls.errors import ModelError
+from sls.readers.examples import example_names, load_example
+
+jax = pytest.importorskip("jax")
+
+TOL = 1e-12
+
+
+def agree(got, want, what: str) -> None:
+    """``got`` (JAX) equals ``want`` (numpy) to 1e-12 relative to the largest entry, same shape, float64."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            agree(g, w, what)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == np.float64, f"{what}: {got.shape} {got.dtype} != {want.shape}"
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL * scale, err_msg=what)
+
+
+def pair(model: sls.Model, folder, method: str = "auto"):
+    """The numpy and JAX packages of ``model``."""
+    sls.generate(model, folder / "py", method=method)
+    sls.generate(model, folder / "jx", method=method, target="jax")
+    return import_package(folder / "py"), import_package(folder / "jx")
+
+
+def arguments(name: str, package, x: np.ndarray, rng: np.random.Generator) -> tuple:
+    """The positional arguments of function ``name`` at the state(s) ``x``."""
+    if name in ("qddot_fun", "xdot_fun", "linearized_model"):
+        return (x, rng.normal(size=x.shape[:-1] + (package.N_INPUTS,)))
+    if name == "tau_fun":
+        return (x, rng.normal(size=x.shape[:-1] + (package.N_DOF,)))
+    return (x,)
+
+
+def states(package, rng: np.random.Generator, batch: tuple) -> np.ndarray:
+    """States near the origin (positions in ±1, speeds in ±1), of shape ``batch + (n_x,)``."""
+    return rng.uniform(-1.0, 1.0, size=batch + (len(package.STATE),))
+
+
+def check_every_function(py, jx, rng: np.random.Generator) -> None:
+    """Every function of ``jx`` = that of ``py``: one state, a (2, 3) batch, with parameters off their defaults.
+
+    Without compiling (``jax.disable_jit``: the same operations, op by op, minutes of XLA compiles saved);
+    the compiled functions are checked in test_jax_transforms.py."""
+    assert jx.__all__ == py.__all__
+    params = {k: v * (1.0 + 0.2 * rng.uniform()) for k, v in py.PARAMS.items() if v}
+    with jax.disable_jit():
+        compare(py, jx, rng, params)
+
+
+def compare(py, jx, rng: np.random.Generator, params: dict) -> None:
+    """Every function of ``jx`` = that of ``py`` with ``params``: one state and a (2, 3) batch."""
+    for batch in ((), (2, 3)):
+        x = states(py, rng, batch)
+        for name in py.__all__:
+            args = arguments(name, py, x, rng)
+            agree(getattr(jx, name)(*args, **params), getattr(py, name)(*args, **params), f"{name} batch {batch}")
+
+
+UNCONSTRAINED = [name for name in example_names() if not load_example(name).constrained]
+CONSTRAINED = [name for name in example_names() if load_example(name).constrained]
+
+
+@pytest.mark.parametrize("name", UNCONSTRAINED)
+def test_every_example_agrees_with_the_numpy_target(name, tmp_path):
+    py, jx = pair(load_example(name), tmp_path)
+    check_every_function(py, jx, np.random.default_rng(len(name)))
+
+
+def test_ur5_with_its_frames_agrees_with_the_numpy_target(tmp_path):
+    model = sls.load_urdf(str(REPO / "sls" / "examples" / "ur5.urdf"), frames="all")
+    py, jx = pair(model, tmp_path)
+    assert "frame_pose_fun" in jx.__all__ and "com_jacobian_fun" in jx.__all__
+    check_every_function(py, jx, np.random.default_rng(5))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", SYSTEM_NAMES)
+def test_every_reference_system_agrees_with_the_numpy_target(name, method, tmp_path):
+    py, jx = pair(systems()[name].make_model(), tmp_path, method)
+    check_every_function(py, jx, np.random.default_rng(7))
+
+
+@pytest.mark.parametrize("name", CONSTRAINED)
+def test_a_constrained_model_is_refused_in_one_line(name, tmp_path):
+    with pytest.raises(ModelError, match="--target jax does not support constrained models") as error:
+        sls.generate(load_example(name), tmp_path / "jx", target="jax")
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "jx").exists()
+
+
+def test_a_quaternion_base_is_refused_in_one_line_and_an_euler_base_agrees(tmp_path):
+    with pytest.raises(ModelError, match="--target jax does not support") as error:
+        sls.generate(load_example("ur5", floating_base=True), tmp_path / "q", target="jax")
+    assert "\n" not in str(error.value)
+    py, jx = pair(load_example("ur5", floating_base=True, base_orientation="euler"), tmp_path)
+    check_every_function(py, jx, np.random.default_rng(8))
+
+
+def test_float32_states_give_float32_results(tmp_path):
+    py, jx = pair(load_example("double_pendulum"), tmp_path)
+    x, u = np.array([0.3, -0.2, 0.1, 0.4]), np.array([0.5, -1.0])
+    got = jx.qddot_fun(x.astype(np.float32), u.astype(np.float32))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, py.qddot_fun(x, u), rtol=1e-5)
+    assert jx.qddot_fun([0, 0, 0, 0], [0, 0]).dtype == np.float64  # integers: float64
+
+
+def test_a_wrong_shape_is_one_clear_error(tmp_path):
+    _, jx = pair(load_example("pendulum"), tmp_path)
+    with pytest.raises(ValueError, match=r"x must have shape \(2,\) or \(\.\.\., 2\), got \(3,\)"):
+        jx.M_fun(np.zeros(3))
+
+
+def test_generating_needs_no_jax_and_the_package_says_it_needs_it(tmp_path):
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["jax"] = None  # import jax raises ImportError
+        import sls
+        sls.generate(sls.load_example("pendulum"), {str(tmp_path / "jx")!r}, target="jax")
+        sys.path.insert(0, {str(tmp_path)!r})
+        try:
+            import jx
+        except ImportError as error:
+            print(error)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout == 'this package needs jax: pip install "sls[jax]"\n'
