@@ -133,7 +133,8 @@ def generate(
         wanted = registry.arrays(model) if registry.is_subset(model) else None
         dynamics = stage("derive", lambda: derive.derive(model, simplify, method, wanted=wanted))
         stage("validate", lambda: validate.check_dynamics(dynamics))
-        kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step))
+        finish = chosen.finisher(model, simplify, dynamics.method)
+        kernels = stage("codegen", lambda: _codegen(chosen, dynamics, on_step, finish))
         files = stage("render", lambda: chosen.render(model, kernels, simplify, dynamics.method))
     except SlsError as exc:  # a model file's errors start with its name
         if model.file and not str(exc).startswith(model.file):
@@ -146,12 +147,18 @@ def generate(
     return report
 
 
-def _codegen(chosen: Backend, dynamics: object, on_step: Callable[[str], None] | None) -> dict:
-    """Build every function's code with the backend, turning printing failures into a :class:`ModelError`."""
+def _codegen(
+    chosen: Backend,
+    dynamics: object,
+    on_step: Callable[[str], None] | None,
+    finish: Callable[[str, object], object] = lambda name, code: code,
+) -> dict:
+    """Build every function's code with the backend, each handed to ``finish`` as soon as it is built (see
+    :meth:`~sls.backends.Backend.finisher`), turning printing failures into a :class:`ModelError`."""
     try:
         code = {}
         for name, build in chosen.builders(dynamics).items():
-            code[name] = build() if build is not None else None
+            code[name] = finish(name, build()) if build is not None else None
             if on_step is not None:
                 on_step(f"codegen {name}")
         return code

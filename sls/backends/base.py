@@ -185,6 +185,12 @@ class Backend:
                 result[function.name] = lambda function=function, lower=lower: self.kernel(function, lower(), model)
         return {**result, **wrappers}
 
+    def finisher(self, model: Model, simplify: bool, method: str) -> Callable[[str, Any], Any]:
+        """What codegen does with each function's code as soon as it is built: ``(name, code)`` → what
+        :meth:`render` receives for it. The default keeps the code; a target whose files are one per function
+        may render the file right away, so a big robot's printed code is freed function by function."""
+        return lambda name, code: code
+
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         """The package's files: name → text (or bytes)."""
         raise NotImplementedError

@@ -15,6 +15,7 @@ Files are marked by :data:`HEADER_MARK` on their first line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sls import functions
@@ -73,6 +74,11 @@ class PythonBackend(Backend):
         from sls.backends.python.code import solver_code
 
         return solver_code(function.solve, programs, model.n, model.m)
+
+    def finisher(self, model: Model, simplify: bool, method: str) -> Callable[[str, Any], Any]:
+        from sls.backends.python.files import finisher
+
+        return finisher(self.environment(), model, simplify, method)
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends.python.files import render_package

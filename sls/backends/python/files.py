@@ -9,6 +9,7 @@ header; :func:`check_names` refuses user names the generated code uses itself.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,49 +134,84 @@ def render_package(
     return files
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """A function's module rendered as soon as its code was built (see :func:`finisher`): its ``text`` and the
+    ``skeleton`` of its code for :func:`check_names`."""
+
+    text: str
+    skeleton: Kernel | SolverCode
+
+
+def finisher(env: jinja2.Environment, model: Model, simplify: bool, method: str) -> Callable[[str, object], object]:
+    """Render each function's module as soon as its code is built and keep only the text (and a skeleton): a
+    100-joint robot's printed Jacobians are then freed one module at a time instead of all held until render."""
+    ctx = render.context(model, simplify, method)
+    chosen = {function.name: function for function in functions.for_model(model)}
+
+    def finish(name: str, code: object) -> object:
+        if not isinstance(code, (Kernel, SolverCode)):
+            return code
+        text = render.tidy(_render_function(env, ctx, model, chosen[name], code))
+        return Rendered(text, _skeleton_of(code))
+
+    return finish
+
+
 def _skeleton(kernels: dict) -> dict:
     """``kernels`` without their generated lines (and with one zero entry per output), for :func:`check_names`."""
-    result: dict = {}
-    for name, code in kernels.items():
-        if code is None:
-            result[name] = None
-        elif isinstance(code, SolverCode):
-            result[name] = SolverCode(
-                scalar_lines=["pass"],
-                batch_lines=["return None"],
-                unrolled=code.unrolled,
-                uses_math=code.uses_math,
-                raises=code.raises,
-            )
-        else:
-            # one entry per output, the same number of axes: the names the code binds do not depend on the
-            # sizes, and a 101 x 101 x 202 literal of zeros would cost gigabytes to parse
-            outputs = {
-                key: Output(name=key, shape=(1,) * len(out.shape), scalar=["0.0"], batch=["0.0"], zero=[True])
-                for key, out in code.outputs.items()
-            }
-            result[name] = Kernel(scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math)
-    return result
+    return {name: None if code is None else _skeleton_of(code) for name, code in kernels.items()}
+
+
+def _skeleton_of(code: object) -> Kernel | SolverCode:
+    """One function's code without its generated lines (and with one zero entry per output)."""
+    if isinstance(code, Rendered):
+        return code.skeleton
+    if isinstance(code, SolverCode):
+        return SolverCode(
+            scalar_lines=["pass"],
+            batch_lines=["return None"],
+            unrolled=code.unrolled,
+            uses_math=code.uses_math,
+            raises=code.raises,
+        )
+    if not isinstance(code, Kernel):
+        raise TypeError(f"the Python target has no code of type {type(code).__name__}")
+    # one entry per output, the same number of axes: the names the code binds do not depend on the sizes, and
+    # a 101 x 101 x 202 literal of zeros would cost gigabytes to parse
+    outputs = {
+        key: Output(name=key, shape=(1,) * len(out.shape), scalar=["0.0"], batch=["0.0"], zero=[True])
+        for key, out in code.outputs.items()
+    }
+    return Kernel(scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math)
+
+
+def _render_function(
+    env: jinja2.Environment, ctx: dict, model: Model, function: functions.Function, code: object
+) -> str:
+    """The module of one generated ``function`` (its code ``code``: a kernel, a solver's, or ``None``)."""
+    name = function.name
+    if function.numeric:
+        return env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
+    if function.uses:
+        return env.get_template(f"{name}.py.j2").render(ctx=ctx)
+    if function.solve:
+        return env.get_template(f"{name}.py.j2").render(ctx=ctx, code=code)
+    (out,) = code.outputs.values()  # type: ignore[attr-defined]
+    return env.get_template("function.py.j2").render(ctx=ctx, fn=function_spec(name, model), kernel=code, out=out)
 
 
 def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dict, runtime: dict) -> dict[str, str]:
-    """Render the templates with ``kernels``: file name → source text (the runtime modules only when
-    ``runtime`` names their sources)."""
+    """Render the templates with ``kernels`` (or the modules already :class:`Rendered`): file name → source text
+    (the runtime modules only when ``runtime`` names their sources)."""
     files = {}
     chosen = functions.for_model(model)
     for function in chosen:
-        name = function.name
-        if function.numeric:
-            files[f"{name}.py"] = env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
-        elif function.uses:
-            files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx)
-        elif function.solve:
-            files[f"{name}.py"] = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=kernels[name])
+        code = kernels.get(function.name)
+        if isinstance(code, Rendered):
+            files[f"{function.name}.py"] = code.text
         else:
-            (out,) = kernels[name].outputs.values()
-            files[f"{name}.py"] = env.get_template("function.py.j2").render(
-                ctx=ctx, fn=function_spec(name, model), kernel=kernels[name], out=out
-            )
+            files[f"{function.name}.py"] = _render_function(env, ctx, model, function, code)
     copies: dict[str, dict[str, object]] = {
         "_runtime.py": {"STATE_NAMES": names_tuple(ctx["state"]), "INPUT_NAMES": names_tuple(ctx["inputs"])}
     }
