@@ -104,8 +104,10 @@ def _tree_mass_matrix(parents: list[int]) -> tuple:
             chain.add(k)
             k = parents[k]
         ancestors.append(chain)
-    J = [[(sp.sin(a * (i + 1) + b * j) + c / (i + j + 2) if j in ancestors[i] else sp.Integer(0)) for j in range(n)]
-         for i in range(n)]
+    J = [
+        [(sp.sin(a * (i + 1) + b * j) + c / (i + j + 2) if j in ancestors[i] else sp.Integer(0)) for j in range(n)]
+        for i in range(n)
+    ]
     return tuple(
         tuple(sum((J[k][i] * J[k][j] for k in range(n)), sp.Integer(0)) + (2 if i == j else 0) for j in range(n))
         for i in range(n)

@@ -240,12 +240,12 @@ def solve_body(
             statements += tangent.basis_lets(base)
         factor = program.ldl
         pattern = tuple(factor.nonzero()) if factor.leaves_first else None
-        lower = pattern if pattern is not None else [(i, j) for i in range(n) for j in range(i)]
+        places = pattern if pattern is not None else [(i, j) for i in range(n) for j in range(i)]
         solve = SolveRows(
             f"{prefix}_solve_rows",
             n,
             m,
-            tuple(expr_of(factor.lower[key]) for key in lower),
+            tuple(expr_of(factor.lower[key]) for key in places),
             tuple(expr_of(r) for r in factor.reciprocal),
             tuple(expr_of(v) for v in rhs),
             pattern,
