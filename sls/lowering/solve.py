@@ -68,7 +68,8 @@ class SolveNames:
 
     @staticmethod
     def eliminated(i: int, j: int) -> str:
-        """``E[i, j] = L[i, j] D[j]`` (row ``i`` of ``M`` less the earlier columns' parts)."""
+        """``E[i, j] = L[i, j] D[j]`` (row ``i`` of ``M`` less the earlier columns' parts); leaves first
+        ``L[i, j] D[i]`` (see :class:`Factor`)."""
         return f"_e{i}_{j}"
 
     @staticmethod
@@ -78,12 +79,12 @@ class SolveNames:
 
     @staticmethod
     def forward(tag: str, i: int) -> str:
-        """Entry ``i`` of ``y`` in ``L y = b`` for the right-hand side ``tag``."""
+        """Entry ``i`` of ``y`` in ``L y = b`` (leaves first ``Lᵀ y = b``) for the right-hand side ``tag``."""
         return f"_y{tag}_{i}"
 
     @staticmethod
     def back(tag: str, i: int) -> str:
-        """Entry ``i`` of ``z`` in ``D Lᵀ z = y`` for the right-hand side ``tag``."""
+        """Entry ``i`` of ``z`` in ``D Lᵀ z = y`` (leaves first ``D L z = y``) for the right-hand side ``tag``."""
         return f"_z{tag}_{i}"
 
     @staticmethod
