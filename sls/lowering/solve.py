@@ -7,7 +7,8 @@ solves into straight-line :class:`~sls.lowering.statements.Let`\\ s,
 :class:`~sls.lowering.statements.Fail`\\ s (a pivot known to be ≤ 0 at
 generation time), folding what is known at generation time. The arithmetic
 uses ``+ - * /``, names and float literals only, which read the same in every
-target. The temporaries' names are :class:`SolveNames`'s.
+target. The temporaries' names are :class:`SolveNames`'s. A robot tree's ``M``
+(the tree route) is factored from the leaves, ``M = Lᵀ D L`` (:class:`Factor`).
 """
 
 from __future__ import annotations
