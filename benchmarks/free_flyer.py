@@ -2,11 +2,15 @@
 
 For a drone (one body), Solo-12, ANYmal and the G1 humanoid (example-robot-data), in one process: generation of
 the dynamics functions a controller needs (``qddot_fun``, ``linearized_model``, ``M_fun``, ``tau_fun``,
-``input_matrix_fun``) with the quaternion base (the default) and with the Euler chart, then per call from Python
-(median, one state) ``vdot_fun`` against ``pin.aba`` and ``linearized_model`` against
-``pin.computeABADerivatives`` on the same URDF, for the Python target and, where this sls writes quaternion bases in
-C, the C target; the quaternion base against the Euler chart on the same robot. The values agree (checked before
-timing; the tests hold them to 1e-9).
+``input_matrix_fun``) with the quaternion base (the default) and with the Euler chart, for the Python target and
+the C target (generation and compile: wall time, this process's CPU time and its children's, the compilers),
+then per call from Python on one state ``vdot_fun`` against ``pin.aba`` and ``linearized_model`` against
+``pin.computeABADerivatives`` on the same URDF, in interleaved rounds on process CPU time (sls, Pinocchio, sls,
+…; :func:`benchmarks.robots.per_call_rounds`), and each package against the Euler chart's on the same robot.
+
+:func:`goals` picks issue 24's figures out of a report: the C target's four ratios (Solo-12 and G1, quaternion
+base: ``vdot_fun`` / ``aba`` ≤ 0.5, ``linearized_model`` / ``computeABADerivatives`` ≤ 0.5), the quaternion
+base against the Euler chart (≤ 1: no slower) and G1's generation time (≤ 20 s).
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import resource
 import sys
 import tempfile
 import time
-import timeit
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +42,10 @@ FUNCTIONS = ["qddot_fun", "linearized_model", "M_fun", "tau_fun", "input_matrix_
 DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/>
 <mass value="1.2"/><inertia ixx="0.011" ixy="0.001" ixz="0.0005" iyy="0.013" iyz="-0.0007" izz="0.02"/>
 </inertial></link></robot>"""
+#: Issue 24's goals on the C target: the robots whose per-call ratios count, and the robot whose generation does.
+GOAL_ROBOTS = ("Solo-12", "G1")
+GOAL_RATIO = 0.5
+GOAL_GENERATION_S = 20.0
 
 
 def robots_folder() -> Path:
@@ -45,34 +54,39 @@ def robots_folder() -> Path:
     return Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
 
 
-def per_call(f, budget: float = 0.05, repeat: int = 7) -> float:
-    """Median seconds per call of ``f()``."""
-    start = time.perf_counter()
-    f()
-    once = max(time.perf_counter() - start, 1e-7)
-    number = max(1, int(budget / once))
-    return float(np.median(timeit.repeat(f, number=number, repeat=repeat))) / number
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (the C compilers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def build(path: Path, orientation: str, target: str, folder: Path, label: str) -> tuple:
-    """(package, generation seconds) or (None, reason)."""
+    """(package, generation timings) or (None, reason). Timings: ``generate_s`` (wall), ``cpu_s`` (this
+    process), ``children_cpu_s`` (the compilers) and the machine's load average when it ended."""
     name = f"ff_{label.replace('-', '').lower()}_{orientation}_{target}"
     try:
         model = load_urdf(path, floating_base=label != "drone", base_orientation=orientation, name=name)
-        start = time.perf_counter()
+        start, cpu, children = time.perf_counter(), time.process_time(), children_cpu()
         sls.generate(model, folder / name, target=target, functions=FUNCTIONS)
-        seconds = time.perf_counter() - start
+        timings = {
+            "generate_s": time.perf_counter() - start,
+            "cpu_s": time.process_time() - cpu,
+            "children_cpu_s": children_cpu() - children,
+            "load_average": os.getloadavg()[0],
+        }
     except SlsError as exc:
         return None, str(exc)
     sys.path.insert(0, str(folder))
     try:
-        return importlib.import_module(name), seconds
+        return importlib.import_module(name), timings
     finally:
         sys.path.remove(str(folder))
 
 
 def robot_row(label: str, relative: str | None, quick: bool, log) -> dict:
     import pinocchio as pin
+
+    from benchmarks.robots import per_call_rounds
 
     folder = Path(tempfile.mkdtemp(prefix="sls-free-flyer-"))
     path = folder / "drone.urdf" if relative is None else robots_folder() / relative
@@ -84,16 +98,22 @@ def robot_row(label: str, relative: str | None, quick: bool, log) -> dict:
     q = pin.randomConfiguration(peer, -np.ones(peer.nq), np.ones(peer.nq))
     v, tau = rng.normal(size=peer.nv), rng.normal(size=peer.nv)
     row: dict = {"robot": label, "nq": peer.nq, "nv": peer.nv}
-    row["pinocchio_aba_us"] = per_call(lambda: pin.aba(peer, data, q, v, tau)) * 1e6
-    row["pinocchio_aba_derivatives_us"] = per_call(lambda: pin.computeABADerivatives(peer, data, q, v, tau)) * 1e6
+
+    def aba():
+        return pin.aba(peer, data, q, v, tau)
+
+    def aba_derivatives():
+        return pin.computeABADerivatives(peer, data, q, v, tau)
+
+    pairs: dict = {}
     targets = ("python",) if quick else ("python", "c")
     for orientation in ("quaternion", "euler"):
         for target in targets:
             key = f"{orientation}_{target}"
-            package, seconds = build(path, orientation, target, folder, label)
+            package, timings = build(path, orientation, target, folder, label)
             if package is None:
-                row[key] = {"status": "not generated", "reason": seconds}
-                log(f"  {label} {key}: not generated ({seconds})")
+                row[key] = {"status": "not generated", "reason": timings}
+                log(f"  {label} {key}: not generated ({timings})")
                 continue
             x = np.zeros(len(package.STATE))
             if orientation == "quaternion":
@@ -102,31 +122,43 @@ def robot_row(label: str, relative: str | None, quick: bool, log) -> dict:
                 x[:3], x[6 : package.N_DOF] = q[:3], q[7:]
             x[-package.N_DOF :] = v
             u = rng.normal(size=package.N_INPUTS)
-            vdot = per_call(lambda p=package, x=x, u=u: p.qddot_fun(x, u))
-            linearized = per_call(lambda p=package, x=x, u=u: p.linearized_model(x, u))
-            row[key] = {
-                "status": "ok",
-                "generate_s": seconds,
-                "vdot_us": vdot * 1e6,
-                "linearized_us": linearized * 1e6,
-                "vdot_over_aba": vdot * 1e6 / row["pinocchio_aba_us"],
-                "linearized_over_aba_derivatives": linearized * 1e6 / row["pinocchio_aba_derivatives_us"],
-            }
+            row[key] = {"status": "ok", **timings}
             log(
-                f"  {label} {key}: generate {seconds:.2f} s, vdot {vdot * 1e6:.2f} us "
-                f"({row[key]['vdot_over_aba']:.2f} x aba), linearized {linearized * 1e6:.2f} us "
-                f"({row[key]['linearized_over_aba_derivatives']:.2f} x computeABADerivatives)"
+                f"  {label} {key}: generate {timings['generate_s']:.1f} s wall, CPU {timings['cpu_s']:.1f} s "
+                f"+ compilers {timings['children_cpu_s']:.1f} s (load {timings['load_average']:.1f})"
             )
+            pairs[f"{key}/vdot"] = (lambda p=package, x=x, u=u: p.qddot_fun(x, u), aba)
+            pairs[f"{key}/linearized"] = (lambda p=package, x=x, u=u: p.linearized_model(x, u), aba_derivatives)
+    timed = per_call_rounds(pairs, 3 if quick else 9, 0.005 if quick else 0.02)
+    for label_key, result in timed.items():
+        key, what = label_key.split("/")
+        cell = row[key]
+        cell[f"{what}_us"] = result["sls_us"]
+        cell[f"{what}_ratio"] = result["ratio"]
+        cell[f"{what}_spread"] = [result["ratio_min"], result["ratio_max"]]
+        row["pinocchio_aba_us" if what == "vdot" else "pinocchio_aba_derivatives_us"] = result["pin_us"]
+    for key in [k for k in row if k.startswith("quaternion_")]:
+        euler = row.get(key.replace("quaternion", "euler"), {})
+        if row[key]["status"] == "ok" and euler.get("status") == "ok":
+            for what in ("vdot", "linearized"):
+                row[key][f"{what}_over_euler"] = row[key][f"{what}_us"] / euler[f"{what}_us"]
+    for key in sorted(k for k in row if isinstance(row[k], dict) and row[k]["status"] == "ok"):
+        cell = row[key]
+        log(
+            f"  {label} {key}: vdot {cell['vdot_us']:.2f} us ({cell['vdot_ratio']:.2f} x aba), linearized "
+            f"{cell['linearized_us']:.2f} us ({cell['linearized_ratio']:.2f} x computeABADerivatives)"
+        )
     return row
 
 
-def section(quick: bool, log) -> dict:
-    """``python -m benchmarks``'s floating-base section (``quick``: the drone and Solo-12, Python target only)."""
+def section(quick: bool, log, only: list | None = None) -> dict:
+    """``python -m benchmarks``'s floating-base section (``quick``: the drone and Solo-12, Python target only;
+    ``only``: these robots)."""
     try:
         import pinocchio  # noqa: F401
     except ImportError:
         return {"skipped": "pinocchio is not installed (pip install pin example-robot-data)"}
-    chosen = ["drone", "Solo-12"] if quick else list(ROBOTS)
+    chosen = only or (["drone", "Solo-12"] if quick else list(ROBOTS))
     return {"rows": [robot_row(label, ROBOTS[label], quick, log) for label in chosen]}
 
 
@@ -134,7 +166,8 @@ def table(report: dict) -> str:
     if "skipped" in report:
         return f"floating bases: skipped ({report['skipped']})"
     lines = [
-        "| robot | nq / nv | base | target | generate s | vdot µs (× aba) | linearized µs (× computeABADerivatives) |",
+        "| robot | nq / nv | base | target | generate s (CPU + compilers) | vdot µs (× aba) "
+        "| linearized µs (× computeABADerivatives) |",
         "| --- | --- | --- | --- | ---: | ---: | ---: |",
     ]
     for row in report["rows"]:
@@ -148,23 +181,76 @@ def table(report: dict) -> str:
                 )
                 continue
             lines.append(
-                f"| {row['robot']} | {row['nq']} / {row['nv']} | {orientation} | {target} | {cell['generate_s']:.2f} "
-                f"| {cell['vdot_us']:.2f} ({cell['vdot_over_aba']:.2f}) "
-                f"| {cell['linearized_us']:.2f} ({cell['linearized_over_aba_derivatives']:.2f}) |"
+                f"| {row['robot']} | {row['nq']} / {row['nv']} | {orientation} | {target} "
+                f"| {cell['generate_s']:.1f} ({cell['cpu_s']:.1f} + {cell['children_cpu_s']:.1f}) "
+                f"| {cell['vdot_us']:.2f} ({cell['vdot_ratio']:.2f}) "
+                f"| {cell['linearized_us']:.2f} ({cell['linearized_ratio']:.2f}) |"
             )
         lines.append(
             f"| {row['robot']} | | Pinocchio | C++ | | {row['pinocchio_aba_us']:.2f} | "
             f"{row['pinocchio_aba_derivatives_us']:.2f} |"
         )
+    found = goals(report)
+    if found:
+        lines += ["", "| issue 24 goal | target | measured | met |", "| --- | --- | ---: | --- |"]
+        lines += [f"| {g['what']} | {g['goal']} | {g['measured']:.2f} | {'yes' if g['met'] else 'no'} |" for g in found]
     return "\n".join(lines)
+
+
+def goals(report: dict) -> list[dict]:
+    """Issue 24's figures in a report (those it measured): per robot of :data:`GOAL_ROBOTS` with the C target's
+    quaternion base, ``vdot_fun`` / ``aba`` and ``linearized_model`` / ``computeABADerivatives`` (≤ 0.5) and both
+    against the Euler chart (≤ 1); G1's generation of the dynamics functions, wall seconds (≤ 20 s) per target."""
+    found = []
+    for row in report.get("rows", []):
+        cell = row.get("quaternion_c", {})
+        if row["robot"] in GOAL_ROBOTS and cell.get("status") == "ok":
+            for what, peer in (("vdot", "aba"), ("linearized", "computeABADerivatives")):
+                ratio = cell[f"{what}_ratio"]
+                name = "vdot_fun" if what == "vdot" else "linearized_model"
+                found.append(
+                    {
+                        "what": f"{row['robot']} C {name} / {peer}",
+                        "goal": f"≤ {GOAL_RATIO}",
+                        "measured": ratio,
+                        "met": ratio <= GOAL_RATIO,
+                    }
+                )
+            for what in ("vdot", "linearized"):
+                if f"{what}_over_euler" in cell:
+                    ratio = cell[f"{what}_over_euler"]
+                    found.append(
+                        {
+                            "what": f"{row['robot']} C {what}: quaternion / Euler base",
+                            "goal": "≤ 1",
+                            "measured": ratio,
+                            "met": ratio <= 1.0,
+                        }
+                    )
+        if row["robot"] == "G1":
+            for target in ("python", "c"):
+                cell = row.get(f"quaternion_{target}", {})
+                if cell.get("status") == "ok":
+                    seconds = cell["generate_s"]
+                    found.append(
+                        {
+                            "what": f"G1 generation, {target} target (wall s; CPU {cell['cpu_s']:.1f} s + compilers "
+                            f"{cell['children_cpu_s']:.1f} s; load {cell['load_average']:.1f})",
+                            "goal": f"≤ {GOAL_GENERATION_S:.0f} s",
+                            "measured": seconds,
+                            "met": seconds <= GOAL_GENERATION_S,
+                        }
+                    )
+    return found
 
 
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the drone and Solo-12, Python target only")
+    parser.add_argument("--only", nargs="+", choices=list(ROBOTS), help="only these robots")
     parser.add_argument("--out", type=Path, help="JSON file to write")
     args = parser.parse_args(argv)
-    report = section(args.quick, lambda text: print(text, file=sys.stderr, flush=True))
+    report = section(args.quick, lambda text: print(text, file=sys.stderr, flush=True), args.only)
     print(table(report))
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))

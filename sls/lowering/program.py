@@ -55,6 +55,8 @@ def lowerers(dynamics: Dynamics, paths: Sequence[Path], unroll_max: int | None =
     ``None`` for a function solved at run time (a constrained model's solves); wrappers have no entry."""
     arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
     reduce = reducer(dynamics.graph)
+    # a robot tree's coordinates come after their parents': M = Lᵀ D L from the leaves has no fill-in
+    leaves_first = dynamics.method == "tree"
     result: dict[str, Callable | None] = {}
     for function in functions.for_model(dynamics.model):
         if function.uses:
@@ -66,7 +68,8 @@ def lowerers(dynamics: Dynamics, paths: Sequence[Path], unroll_max: int | None =
         chosen = {key: arrays[key] for key in keys}
         floats = function_floats(dynamics, function)
         if function.solve:
-            result[function.name] = partial(lower_solve, function.solve, chosen, floats, reduce, paths, unroll_max)
+            solve = partial(lower_solve, function.solve, chosen, floats, reduce, paths, unroll_max, leaves_first)
+            result[function.name] = solve
         else:
             result[function.name] = partial(lower_kernel, chosen, floats, reduce, paths)
     return result

@@ -7,7 +7,8 @@ solves into straight-line :class:`~sls.lowering.statements.Let`\\ s,
 :class:`~sls.lowering.statements.Fail`\\ s (a pivot known to be ≤ 0 at
 generation time), folding what is known at generation time. The arithmetic
 uses ``+ - * /``, names and float literals only, which read the same in every
-target. The temporaries' names are :class:`SolveNames`'s.
+target. The temporaries' names are :class:`SolveNames`'s. A robot tree's ``M``
+(the tree route) is factored from the leaves, ``M = Lᵀ D L`` (:class:`Factor`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,32 @@ from sls.lowering.statements import Check, Fail, Let, Statement, Value, negated
 Lower = dict[tuple[int, int], Value]
 
 
+@dataclass(frozen=True)
+class Factor:
+    """An unrolled factorization of ``M``: ``L`` (unit lower triangular, :data:`Lower`) and the reciprocal
+    pivots ``1/D``.
+
+    In index order (``leaves_first`` false) ``M = L D Lᵀ``, the first coordinate eliminated first. Leaves first
+    (Featherstone's ``LTDL``, for a kinematic tree whose coordinates come after their parents') ``M = Lᵀ D L``,
+    the last coordinate eliminated first: ``L[i, j]`` is then nonzero only where coordinate ``j`` is an ancestor
+    of ``i`` (``M``'s own pattern: no fill-in), and the folded zeros leave their products out.
+    """
+
+    lower: Lower
+    reciprocal: list[Value]
+    leaves_first: bool = False
+
+    def solve(self, emit: Emitter, column: list[Value], tag: str) -> list[Value]:
+        """Unrolled ``M z = column``; returns the values of ``z``."""
+        if self.leaves_first:
+            return _solve_leaves_first(emit, self.lower, self.reciprocal, column, tag)
+        return _solve(emit, self.lower, self.reciprocal, column, tag)
+
+    def nonzero(self) -> list[tuple[int, int]]:
+        """The entries of ``L`` below its diagonal that are not the constant 0, row by row."""
+        return [key for key in sorted(self.lower) if not _is_zero(self.lower[key])]
+
+
 class SolveNames:
     """The names of the unrolled solve's temporaries (a path's ``local`` makes them its own): the one place
     they are written."""
@@ -42,7 +69,8 @@ class SolveNames:
 
     @staticmethod
     def eliminated(i: int, j: int) -> str:
-        """``E[i, j] = L[i, j] D[j]`` (row ``i`` of ``M`` less the earlier columns' parts)."""
+        """``E[i, j] = L[i, j] D[j]`` (row ``i`` of ``M`` less the earlier columns' parts); leaves first
+        ``L[i, j] D[i]`` (see :class:`Factor`)."""
         return f"_e{i}_{j}"
 
     @staticmethod
@@ -52,12 +80,12 @@ class SolveNames:
 
     @staticmethod
     def forward(tag: str, i: int) -> str:
-        """Entry ``i`` of ``y`` in ``L y = b`` for the right-hand side ``tag``."""
+        """Entry ``i`` of ``y`` in ``L y = b`` (leaves first ``Lᵀ y = b``) for the right-hand side ``tag``."""
         return f"_y{tag}_{i}"
 
     @staticmethod
     def back(tag: str, i: int) -> str:
-        """Entry ``i`` of ``z`` in ``D Lᵀ z = y`` for the right-hand side ``tag``."""
+        """Entry ``i`` of ``z`` in ``D Lᵀ z = y`` (leaves first ``D L z = y``) for the right-hand side ``tag``."""
         return f"_z{tag}_{i}"
 
     @staticmethod
@@ -104,10 +132,10 @@ class SolveProgram:
     accelerations: list[str] = field(default_factory=list)
     late: list[Statement] = field(default_factory=list)
     tail: list[Statement] = field(default_factory=list)
-    #: The unrolled factor's values: ``(L, reciprocal)``, ``L[i, j]`` (``i > j``) below the unit diagonal and
-    #: the reciprocal pivots ``1/D`` (``None`` unless a phased program is unrolled); a target may solve ``A`` and
-    #: ``B`` with them in loops instead of running ``tail``.
-    ldl: tuple[Lower, list[Value]] | None = None
+    #: The unrolled factor's values (:class:`Factor`: ``L`` below its unit diagonal, the reciprocal pivots
+    #: ``1/D``, and whether ``M = Lᵀ D L`` leaves first; ``None`` unless a phased program is unrolled); a target
+    #: may solve ``A`` and ``B`` with them in loops instead of running ``tail``.
+    ldl: Factor | None = None
 
     @property
     def phased(self) -> bool:
@@ -204,6 +232,49 @@ def _factor(emit: Emitter, M: list[list[Value]], n: int) -> tuple[Lower, list[Va
     return L, reciprocal
 
 
+def _factor_leaves_first(emit: Emitter, M: list[list[Value]], n: int) -> tuple[Lower, list[Value]]:
+    """Unrolled ``M = Lᵀ D L`` eliminating the last coordinate first; returns ``L`` ((i, j) → value, i > j) and
+    the reciprocal pivots. ``M[i][j] = L[j, i] D[j] + Σ_{k>j} E[k, i] L[k, j]`` for ``i < j``, with
+    ``E[k, i] = L[k, i] D[k]`` (:meth:`SolveNames.eliminated`\\ ``(k, i)``)."""
+    L: Lower = {}
+    E: Lower = {}
+    reciprocal: list[Value] = [0.0] * n  # each set before it is read
+    for j in reversed(range(n)):
+        later = range(j + 1, n)
+        pivot = emit.let(SolveNames.pivot(j), emit.combine(M[j][j], [(E[k, j], L[k, j]) for k in later]))
+        if isinstance(pivot, float):
+            if not pivot > 0.0:
+                emit.statements.append(Fail())
+            reciprocal[j] = 1.0 / pivot if pivot != 0.0 else 0.0
+        else:
+            emit.statements.append(Check(pivot))
+            reciprocal[j] = emit.let(SolveNames.reciprocal(j), Expr.join("1.0/", pivot))
+        for i in reversed(range(j)):
+            e = emit.let(SolveNames.eliminated(j, i), emit.combine(M[i][j], [(E[k, i], L[k, j]) for k in later]))
+            E[j, i] = e
+            L[j, i] = emit.let(SolveNames.lower(j, i), emit.product(e, reciprocal[j]))
+    return L, reciprocal
+
+
+def _solve_leaves_first(emit: Emitter, L: Lower, reciprocal: list[Value], column: list[Value], tag: str) -> list[Value]:
+    """Unrolled ``Lᵀ D L z = column`` (the factor of :func:`_factor_leaves_first`): ``Lᵀ y = column`` from the
+    last row up, then ``L z = D⁻¹ y`` from the first row down; returns the values of ``z``."""
+    n = len(column)
+    y: list[Value] = [0.0] * n  # each set before it is read
+    for i in reversed(range(n)):
+        products = [(L[k, i], y[k]) for k in range(i + 1, n)]
+        y[i] = emit.let(SolveNames.forward(tag, i), emit.combine(column[i], products))
+    z: list[Value] = []
+    for i in range(n):
+        scaled = emit.product(y[i], reciprocal[i])
+        z.append(emit.let(SolveNames.back(tag, i), emit.combine(scaled, [(L[i, k], z[k]) for k in range(i)])))
+    return z
+
+
+def _is_zero(value: Value) -> bool:
+    return isinstance(value, float) and value == 0.0
+
+
 def _solve(emit: Emitter, L: Lower, reciprocal: list[Value], column: list[Value], tag: str) -> list[Value]:
     """Unrolled ``L D Lᵀ z = column``; returns the values of ``z``."""
     n = len(column)
@@ -240,17 +311,17 @@ def _entry_values(
     return values
 
 
-def _qddot_steps(emit: Emitter, values: dict, L: Lower, reciprocal: list[Value]) -> dict[str, list]:
+def _qddot_steps(emit: Emitter, values: dict, factor: Factor) -> dict[str, list]:
     """``q̈ = M⁻¹ rhs``."""
-    return {"qddot": _solve(emit, L, reciprocal, values["rhs"], "")}
+    return {"qddot": factor.solve(emit, values["rhs"], "")}
 
 
-def _linearized_steps(emit: Emitter, values: dict, L: Lower, reciprocal: list[Value]) -> dict[str, list]:
+def _linearized_steps(emit: Emitter, values: dict, factor: Factor) -> dict[str, list]:
     """Lower halves of ``(A, B)``: column ``l`` of ``∂q̈/∂x`` solves ``M z = drhs[:, l] − (∂M/∂q_l) q̈``
     (the second term only for ``l < n``), column ``j`` of ``B`` solves ``M z = B_u[:, j]``."""
     n = len(values["rhs"])
     m = len(values["B_u"]) // n if n else 0
-    qddot = _solve(emit, L, reciprocal, values["rhs"], "q")
+    qddot = factor.solve(emit, values["rhs"], "q")
     dM_v, drhs_v, B_v = values["dM"], values["drhs"], values["B_u"]
     n_x = len(drhs_v) // n if n else 0  # the state's length: 2n, or more with a quaternion
     n_q = n_x - n
@@ -263,12 +334,12 @@ def _linearized_steps(emit: Emitter, values: dict, L: Lower, reciprocal: list[Va
                 entry = emit.combine(base, [(dM_v[(a * n + b) * n_q + col], qddot[b]) for b in range(n)])
                 base = emit.let(SolveNames.column(col, a), entry)
             column.append(base)
-        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
+        for a, value in enumerate(factor.solve(emit, column, str(col))):
             A_rows[a][col] = value
-    return {"A": A_rows, "B": _input_columns(emit, L, reciprocal, B_v, n, m)}
+    return {"A": A_rows, "B": _input_columns(emit, factor, B_v, n, m)}
 
 
-def _phased_tail(emit: Emitter, values: dict, L: Lower, reciprocal: list[Value]) -> dict[str, list]:
+def _phased_tail(emit: Emitter, values: dict, factor: Factor) -> dict[str, list]:
     """Lower halves of ``(A, B)`` of a phased program: column ``l`` of ``A`` solves ``M z = −residual_jac[:, l]``,
     column ``j`` of ``B`` solves ``M z = B_u[:, j]``."""
     n = len(values["rhs"])
@@ -278,16 +349,16 @@ def _phased_tail(emit: Emitter, values: dict, L: Lower, reciprocal: list[Value])
     A_rows: list[list[Value]] = [[0.0] * n_x for _ in range(n)]  # every entry set below
     for col in range(n_x):
         column = [negated(J[a * n_x + col]) for a in range(n)]
-        for a, value in enumerate(_solve(emit, L, reciprocal, column, str(col))):
+        for a, value in enumerate(factor.solve(emit, column, str(col))):
             A_rows[a][col] = value
-    return {"A": A_rows, "B": _input_columns(emit, L, reciprocal, B_v, n, m)}
+    return {"A": A_rows, "B": _input_columns(emit, factor, B_v, n, m)}
 
 
-def _input_columns(emit: Emitter, L: Lower, reciprocal: list[Value], B_u: list[Value], n: int, m: int) -> list:
+def _input_columns(emit: Emitter, factor: Factor, B_u: list[Value], n: int, m: int) -> list:
     """Lower half of ``B``: column ``j`` solves ``M z = B_u[:, j]`` (``n`` rows of ``m``)."""
     B_rows: list[list[Value]] = [[0.0] * m for _ in range(n)]
     for j in range(m):
-        for a, value in enumerate(_solve(emit, L, reciprocal, [B_u[a * m + j] for a in range(n)], f"b{j}")):
+        for a, value in enumerate(factor.solve(emit, [B_u[a * m + j] for a in range(n)], f"b{j}")):
             B_rows[a][j] = value
     return B_rows
 
@@ -303,14 +374,21 @@ _STEPS = {functions.ACCELERATIONS: _qddot_steps, functions.LINEARIZATION: _linea
 
 
 def lower_solve(
-    kind: str, arrays: dict, floats: frozenset, reduce: Reducer, paths: Sequence[Path], unroll_max: int | None
+    kind: str,
+    arrays: dict,
+    floats: frozenset,
+    reduce: Reducer,
+    paths: Sequence[Path],
+    unroll_max: int | None,
+    leaves_first: bool = False,
 ) -> list[SolveProgram]:
     """One :class:`SolveProgram` per path for a solving function of ``kind`` (:attr:`sls.functions.Function.solve`).
 
     ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
     matrix); the reduction runs over the upper triangle of ``M`` and every
     other entry. The solve is unrolled unless ``n > unroll_max``
-    (``None``: always).
+    (``None``: always); ``leaves_first`` factors ``M = Lᵀ D L`` from the last
+    coordinate (a kinematic tree's, see :class:`Factor`), else ``M = L D Lᵀ``.
     """
     M = arrays["M"]
     n = len(M)
@@ -324,7 +402,10 @@ def lower_solve(
     else:
         printed = reduce(entries, floats, paths)
     shapes = {key: shape_of(array) for key, array in arrays.items()}
-    return [_program(kind, path, p, n, flats, shapes, late_symbols, unroll_max) for path, p in zip(paths, printed)]
+    return [
+        _program(kind, path, p, n, flats, shapes, late_symbols, unroll_max, leaves_first)
+        for path, p in zip(paths, printed)
+    ]
 
 
 def _program(
@@ -336,6 +417,7 @@ def _program(
     shapes: dict[str, tuple],
     late_symbols: Sequence,
     unroll_max: int | None,
+    leaves_first: bool = False,
 ) -> SolveProgram:
     """The :class:`SolveProgram` of one path from its printed entries (see :func:`lower_solve`)."""
     phased = bool(late_symbols)
@@ -360,24 +442,24 @@ def _program(
         return SolveProgram(p.lines, bindings, values, shapes, accelerations=accelerations, late=late_statements)
     emit = Emitter(path.local)
     grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
-    L, reciprocal = _factor(emit, grid, n)
-    factor = emit.take()
+    factor = Factor(*(_factor_leaves_first if leaves_first else _factor)(emit, grid, n), leaves_first)
+    factored = emit.take()
     if not phased:
-        results = _STEPS[kind](emit, values, L, reciprocal)
-        return SolveProgram(p.lines, bindings, values, shapes, factor, emit.take(), results)
-    results = _qddot_steps(emit, values, L, reciprocal)
+        results = _STEPS[kind](emit, values, factor)
+        return SolveProgram(p.lines, bindings, values, shapes, factored, emit.take(), results)
+    results = _qddot_steps(emit, values, factor)
     steps = emit.take()
-    results.update(_phased_tail(emit, values, L, reciprocal))
+    results.update(_phased_tail(emit, values, factor))
     return SolveProgram(
         p.lines,
         bindings,
         values,
         shapes,
-        factor,
+        factored,
         steps,
         results,
         tail=emit.take(),
         accelerations=accelerations,
         late=late_statements,
-        ldl=(L, reciprocal),
+        ldl=factor,
     )

@@ -211,7 +211,8 @@ def solve_body(
     ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
     result copied into the lower rows of ``A`` and ``B``) rather than unrolled: 2n + m columns of
     straight-line substitutions are much of the function on a robot arm, and a loop over a row's columns
-    vectorizes.
+    vectorizes. A tree's factor (``M = Lᵀ D L`` leaves first) passes only the entries of ``L`` that are not
+    zero, with their places.
     """
     statements: list[Statement] = [*program.lines, *program.bindings, *(program.factor or []), *program.steps]
     rows = kind == functions.LINEARIZATION and program.phased and program.ldl is not None and bool(prefix)
@@ -237,14 +238,17 @@ def solve_body(
                 for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base, -1.0) + B_u[a * m : (a + 1) * m]
             ]
             statements += tangent.basis_lets(base)
-        L, reciprocal = program.ldl
+        factor = program.ldl
+        pattern = tuple(factor.nonzero()) if factor.leaves_first else None
+        places = pattern if pattern is not None else [(i, j) for i in range(n) for j in range(i)]
         solve = SolveRows(
             f"{prefix}_solve_rows",
             n,
             m,
-            tuple(expr_of(L[i, j]) for i in range(n) for j in range(i)),
-            tuple(expr_of(r) for r in reciprocal),
+            tuple(expr_of(factor.lower[key]) for key in places),
+            tuple(expr_of(r) for r in factor.reciprocal),
             tuple(expr_of(v) for v in rhs),
+            pattern,
         )
         upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
         if base is not None:

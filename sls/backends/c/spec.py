@@ -62,6 +62,49 @@ class Bound:
 
 
 @dataclass(frozen=True)
+class SolvePattern:
+    """The places of the entries of ``L`` (``M = Lᵀ D L``) ``<prefix>_solve_rows`` reads, as C initializers:
+    ``row_start``/``row_col`` by rows (entry ``p`` of ``lower`` is ``L[i, row_col[p]]`` for
+    ``row_start[i] ≤ p < row_start[i + 1]``), ``col_start``/``col_row``/``col_pos`` by columns (column ``j``
+    has ``L[col_row[p], j] = lower[col_pos[p]]`` for ``col_start[j] ≤ p < col_start[j + 1]``). ``size`` is the
+    length of the entry arrays (at least 1)."""
+
+    size: int
+    row_start: str
+    row_col: str
+    col_start: str
+    col_row: str
+    col_pos: str
+
+    @classmethod
+    def of(cls, pattern: tuple[tuple[int, int], ...], n: int) -> SolvePattern:
+        """The arrays of a pattern ``((i, j), …)`` (``i > j``, row by row) of an ``n × n`` ``L``."""
+        by_column = sorted(range(len(pattern)), key=lambda p: (pattern[p][1], pattern[p][0]))
+
+        def starts(index: int) -> str:
+            counts = [0] * (n + 1)
+            for place in pattern:
+                counts[place[index] + 1] += 1
+            for k in range(n):
+                counts[k + 1] += counts[k]
+            return _initializer(counts)
+
+        return cls(
+            size=max(len(pattern), 1),
+            row_start=starts(0),
+            row_col=_initializer([j for _, j in pattern]),
+            col_start=starts(1),
+            col_row=_initializer([pattern[p][0] for p in by_column]),
+            col_pos=_initializer(by_column),
+        )
+
+
+def _initializer(values: list[int]) -> str:
+    """``{1, 2, 3}`` (``{0}`` for no values: C has no empty arrays)."""
+    return "{" + ", ".join(str(v) for v in values or [0]) + "}"
+
+
+@dataclass(frozen=True)
 class CSpec:
     """What the C templates (``templates/c``) need about one generated function."""
 
@@ -83,6 +126,9 @@ class CSpec:
     doc: str
     wrapper: bool
     solve_rows: bool = False
+    #: The places of ``L``'s entries of a tree's ``solve_rows`` (``M = Lᵀ D L`` leaves first, see
+    #: :class:`~sls.backends.c.statements.SolveRows`), ``None`` for the dense ``M = L D Lᵀ``.
+    solve_pattern: SolvePattern | None = None
     #: Lines added to the function's comment in the header (its extra argument, the layout of its outputs).
     notes: tuple[str, ...] = ()
     #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; the solving functions).
@@ -144,9 +190,18 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         doc=c_string(doc),
         wrapper=function.uses is not None,
         solve_rows=any(isinstance(s, SolveRows) for s in code.statements),
+        solve_pattern=_solve_pattern(code.statements),
         notes=_notes(function, model),
         clones=bool(function.solve),
     )
+
+
+def _solve_pattern(statements: list[Statement]) -> SolvePattern | None:
+    """The :class:`SolvePattern` of a tree's :class:`~sls.backends.c.statements.SolveRows`, if any."""
+    for statement in statements:
+        if isinstance(statement, SolveRows) and statement.pattern is not None:
+            return SolvePattern.of(statement.pattern, statement.n)
+    return None
 
 
 def _notes(function: functions.Function, model: Model) -> tuple[str, ...]:

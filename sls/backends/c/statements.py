@@ -86,7 +86,9 @@ class SolveRows:
     ``A`` and ``B``.
 
     ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
-    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals).
+    row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals). With a
+    ``pattern`` (a kinematic tree's factor, leaves first) ``M = Lᵀ D L`` and ``lower`` holds only the entries
+    ``L[i, j]`` at the places ``(i, j)`` the pattern lists (row by row), the others being zero.
     ``callee`` is the file's helper (``<prefix>_solve_rows``), whose loops over a row's columns compilers
     vectorize; the rows of its array are padded with zeros to :func:`padded_columns`.
     """
@@ -97,6 +99,7 @@ class SolveRows:
     lower: tuple[Expr, ...]
     reciprocal: tuple[Expr, ...]
     rhs: tuple[Expr, ...]
+    pattern: tuple[tuple[int, int], ...] | None = None
 
     def values(self) -> tuple[Expr, ...]:
         """Every value the statement reads."""
@@ -219,9 +222,9 @@ def renamed(statement: Statement, values: dict[str, Expr]) -> Statement:
             return Check(pivot.substitute(values))
         case Store(array=array, index=index, value=value):
             return Store(array, index, value.substitute(values))
-        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs):
+        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs, pattern=pattern):
             lower, reciprocal, rhs = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal, rhs))
-            return SolveRows(callee, n, m, lower, reciprocal, rhs)
+            return SolveRows(callee, n, m, lower, reciprocal, rhs, pattern)
         case Fail() | Zeros() | CallQddot() | CallArray():
             return statement
         case _:
