@@ -373,6 +373,25 @@ def _namer(path: Path, array: str) -> Callable[[int], str]:
 _STEPS = {functions.ACCELERATIONS: _qddot_steps, functions.LINEARIZATION: _linearized_steps}
 
 
+#: A kinematic tree's accelerations unroll beyond the target's ``unroll_max`` while the unrolled factor and solve
+#: take at most this many statements per entry of ``M``: a numeric solve first gathers the n² entries into an
+#: array (measured on the Python target: TIAGo's 101 joints, G1's 43).
+SPARSE_UNROLL_STATEMENTS_PER_ENTRY = 1.0
+
+
+def _sparse_enough(kind: str, path: Path, grid: list[list[Value]], n: int, leaves_first: bool) -> bool:
+    """True when a tree's ``M`` (factored leaves first, without fill-in) is sparse enough for the accelerations'
+    unrolled factor and solve to cost fewer statements than ``M`` has entries (see
+    :data:`SPARSE_UNROLL_STATEMENTS_PER_ENTRY`); other solves, and ``M`` of other models, are never."""
+    if not leaves_first or kind != functions.ACCELERATIONS:
+        return False
+    trial = Emitter(path.local)
+    L, _ = _factor_leaves_first(trial, grid, n)
+    nonzero = sum(not _is_zero(value) for value in L.values())
+    statements = len(trial.statements) + 2 * n + 2 * nonzero  # the factor, then one solve
+    return statements <= SPARSE_UNROLL_STATEMENTS_PER_ENTRY * n * n
+
+
 def lower_solve(
     kind: str,
     arrays: dict,
@@ -387,7 +406,8 @@ def lower_solve(
     ``arrays`` maps names to nested tuples (``M`` first, the (n, n) mass
     matrix); the reduction runs over the upper triangle of ``M`` and every
     other entry. The solve is unrolled unless ``n > unroll_max``
-    (``None``: always); ``leaves_first`` factors ``M = Lᵀ D L`` from the last
+    (``None``: always; ``0``: never), or, for a tree's accelerations, the factor is sparse enough
+    (:data:`SPARSE_UNROLL_STATEMENTS_PER_ENTRY`); ``leaves_first`` factors ``M = Lᵀ D L`` from the last
     coordinate (a kinematic tree's, see :class:`Factor`), else ``M = L D Lᵀ``.
     """
     M = arrays["M"]
@@ -438,10 +458,11 @@ def _program(
     names = path.style.names
     accelerations = [names.get(s.name) or path.local(s.name) for s in late_symbols]
     late_statements: list[Statement] = [*p.late, *late_bindings] if phased else []
-    if unroll_max is not None and n > unroll_max:
+    grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
+    sparse = bool(unroll_max) and _sparse_enough(kind, path, grid, n, leaves_first)  # unroll_max 0: never unrolled
+    if unroll_max is not None and n > unroll_max and not sparse:
         return SolveProgram(p.lines, bindings, values, shapes, accelerations=accelerations, late=late_statements)
     emit = Emitter(path.local)
-    grid = [[m_map[min(a, b), max(a, b)] for b in range(n)] for a in range(n)]
     factor = Factor(*(_factor_leaves_first if leaves_first else _factor)(emit, grid, n), leaves_first)
     factored = emit.take()
     if not phased:

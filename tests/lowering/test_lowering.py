@@ -134,6 +134,41 @@ def test_a_tree_factored_leaves_first_solves_with_fewer_products(leaves_first):
     assert (products < 60) if leaves_first else (products > 100)
 
 
+@pytest.mark.parametrize(
+    "parents, kind, unrolled",
+    [
+        ([-1, 0, 1, 0, 3, 4, 0, 6, 7, 0, 9, 10], functions.ACCELERATIONS, True),  # four legs of three: sparse
+        (list(range(-1, 11)), functions.ACCELERATIONS, False),  # a chain of 12: L is dense
+        ([-1, 0, 1, 0, 3, 4, 0, 6, 7, 0, 9, 10], functions.LINEARIZATION, False),  # 2n + m solves: never
+    ],
+)
+def test_a_sparse_tree_unrolls_its_accelerations_beyond_the_targets_limit(parents, kind, unrolled):
+    """Over ``unroll_max`` a solve is left to the target's numeric solve, except a tree's accelerations whose
+    leaves-first factor and solve take fewer statements than ``M`` has entries (the Python target gathers the n²
+    entries into an array otherwise); where it unrolls, the solve is still exact; ``unroll_max = 0``: never."""
+    tree_M = _tree_mass_matrix(parents)
+    n = len(parents)
+    arrays = {"M": tree_M, "rhs": tuple(sp.cos(a * k) + b - c * k for k in range(n))}
+    if kind == functions.LINEARIZATION:
+        arrays |= {
+            "dM": tuple(tuple(tuple(sp.Integer(0) for _ in range(n)) for _ in range(n)) for _ in range(n)),
+            "drhs": tuple(tuple(sp.sin(a * i + j) for j in range(2 * n)) for i in range(n)),
+            "B_u": tuple(tuple(sp.Integer(int(i == j)) for j in range(n)) for i in range(n)),
+        }
+    for unroll_max, expected in ((0, False), (8, unrolled)):
+        (program,) = lowering.lower_solve(
+            kind, arrays, frozenset({a, b, c}), lowering.print_cse, [SCALAR_PATH], unroll_max, True
+        )
+        assert bool(program.factor) is expected
+    if unrolled:
+        scope = run(program.lines + program.bindings + program.factor + program.steps, dict(POINT))
+        np.testing.assert_allclose(
+            [value_of(v, scope) for v in program.results["qddot"]],
+            np.linalg.solve(numeric(tree_M), numeric(arrays["rhs"])),
+            rtol=1e-11,
+        )
+
+
 def _nodes(graph: Graph, array):
     if isinstance(array, tuple):
         return tuple(_nodes(graph, item) for item in array)
