@@ -34,7 +34,7 @@ The modules, one job each: :mod:`~sls.control.package` (loading a package,
 checking arguments), :mod:`~sls.control.equilibrium`,
 :mod:`~sls.control.riccati` (LQR), :mod:`~sls.control.linear` (controllability,
 discretization, python-control), :mod:`~sls.control.simulation`,
-:mod:`~sls.control.design` (the design file), :mod:`~sls.control.sweep` (sweeps on Dask) and
+:mod:`~sls.control.design` (the design file), :mod:`~sls.control.sweeps` (sweeps on Dask) and
 :mod:`~sls.control.plot`.
 
 Mistakes end in :class:`sls.errors.ControlError` (a ``ValueError``) with a
@@ -51,7 +51,7 @@ from sls.control.linear import controllability_rank, ctrb, discretize, state_spa
 from sls.control.package import load_package
 from sls.control.riccati import LQRResult, dlqr, lqr, weight_matrix
 from sls.control.simulation import METHODS, StiffnessWarning, closed_loop_jacobian, settling_time, simulate
-from sls.control.sweep import parameter_sets, sweep
+from sls.control.sweeps import parameter_sets, sweep
 from sls.control.tangent import tangent_names
 from sls.errors import ControlError
 

@@ -326,6 +326,8 @@ def _connected(distributed: ModuleType, client: Any, scheduler: str | None, work
     """The client to run on: the caller's, one connected to ``scheduler``, or one of a local cluster for the call."""
     if client is not None and scheduler is not None:
         raise ControlError("give either client= or scheduler=, not both")
+    if workers is not None and (client is not None or scheduler is not None):
+        raise ControlError("workers= sets the size of the local cluster sweep starts; not with client= or scheduler=")
     if client is not None:
         yield client
         return
@@ -363,7 +365,7 @@ def _gather(
     futures = [client.submit(run_chunk, reference, task, chunk, options, pure=False) for chunk in chunks]
     results: list[Any] = [None] * len(sets)
     done = 0
-    bar = Progress(len(sets), "sweep") if progress else None
+    bar = Progress(len(sets), f"sweep of {len(sets)} parameter sets") if progress else None
     try:
         with bar or nullcontext():
             for future in distributed.as_completed(futures):

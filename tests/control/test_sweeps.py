@@ -1,4 +1,4 @@
-"""Sweeps on a Dask cluster (sls/control/sweep.py), and generated packages on Dask workers.
+"""Sweeps on a Dask cluster (sls/control/sweeps.py), and generated packages on Dask workers.
 
 The references are independent: the serial loop of :func:`sls.control.simulate` / :func:`sls.control.lqr` in this
 process, and the package's functions called here. The cluster is a ``LocalCluster`` of two worker processes, so
@@ -18,7 +18,8 @@ import pytest
 
 import sls
 import sls.control as control
-from sls.control.sweep import PackageReference
+import sls.control.sweeps as sweeps_module
+from sls.control.sweeps import PackageReference
 from sls.errors import ControlError, MissingDependencyError
 
 CC = os.environ.get("CC", "cc")
@@ -63,12 +64,42 @@ def serial_final_states(folder, sets: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([run.y[:, -1] for run in runs])
 
 
+class Counting:
+    """A client that counts the tasks submitted through it."""
+
+    def __init__(self, client):
+        self.client, self.submitted = client, 0
+
+    def submit(self, *args, **kwargs):
+        self.submitted += 1
+        return self.client.submit(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+
 def test_a_thousand_simulations_on_two_workers_equal_the_serial_loop(folders, client):
     sets = random_sets(1000, seed=1)
-    swept = control.sweep(folders["numpy"], sets, x0=X0, t_span=T_SPAN, client=client, progress=False)
+    counting = Counting(client)
+    swept = control.sweep(folders["numpy"], sets, x0=X0, t_span=T_SPAN, client=counting, progress=False)
     assert swept.shape == (1000, 4)
     assert np.array_equal(swept, serial_final_states(folders["numpy"], sets))  # the same floats, in input order
     assert len(np.unique(swept[:, 1])) == 1000  # the parameters reached the workers
+    assert counting.submitted == 16  # chunks of 63 sets: 8 per worker thread, not 1000 round trips
+
+
+def test_the_progress_bar_goes_to_stderr_and_progress_false_turns_it_off(folders, client, monkeypatch, capfd):
+    class Prompt(sweeps_module.Progress):
+        def __init__(self, total, label):
+            super().__init__(total, label, delay=0.0, plain_delay=0.0)
+
+    monkeypatch.setattr(sweeps_module, "Progress", Prompt)
+    sets = {"mp": [0.1, 0.2, 0.3]}
+    control.sweep(folders["numpy"], sets, x0=X0, t_span=T_SPAN, client=client, chunk_size=1)
+    out, err = capfd.readouterr()
+    assert out == "" and err.splitlines()[-1] == "sweep of 3 parameter sets: 100%"
+    control.sweep(folders["numpy"], sets, x0=X0, t_span=T_SPAN, client=client, progress=False)
+    assert capfd.readouterr() == ("", "")
 
 
 @pytest.mark.skipif(not HAS_CC, reason=f"no C compiler ({CC})")
@@ -149,6 +180,10 @@ def test_a_bad_parameter_name_is_one_line_naming_the_set_before_anything_runs(fo
         control.sweep(folders["numpy"], sets[:2], x0=X0)
     with pytest.raises(ControlError, match="^task must be one of simulate, lqr, dlqr or a callable"):
         control.sweep(folders["numpy"], sets[:2], "simulation", x0=X0, t_span=T_SPAN)
+    with pytest.raises(ControlError, match="^cannot connect to the Dask scheduler at nowhere: ValueError: "):
+        control.sweep(folders["numpy"], sets[:2], x0=X0, t_span=T_SPAN, scheduler="nowhere")
+    with pytest.raises(ControlError, match="^workers= sets the size of the local cluster sweep starts"):
+        control.sweep(folders["numpy"], sets[:2], x0=X0, t_span=T_SPAN, scheduler="tcp://127.0.0.1:1", workers=2)
 
 
 def test_a_failing_task_is_one_line_naming_its_parameter_set(folders, client):
