@@ -26,6 +26,7 @@ Needs ``dask.distributed`` (``pip install "sls[dask]"``); without it
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -77,11 +78,12 @@ def _dlqr_gain(module: ModuleType, params: dict[str, float], **options: Any) -> 
     return dlqr(module, params=params, **options).K
 
 
-#: The built-in tasks: what each returns per parameter set, the options it needs, the function it calls.
-TASKS: dict[str, tuple[Callable[..., np.ndarray], tuple[str, ...]]] = {
-    "simulate": (_final_state, ("x0", "t_span")),
-    "lqr": (_lqr_gain, ("x_eq",)),
-    "dlqr": (_dlqr_gain, ("x_eq", "dt")),
+#: The built-in tasks: the function that runs one parameter set, the :mod:`sls.control` function whose keyword
+#: arguments the options are, and the options it needs.
+TASKS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., Any], tuple[str, ...]]] = {
+    "simulate": (_final_state, simulate, ("x0", "t_span")),
+    "lqr": (_lqr_gain, lqr, ("x_eq",)),
+    "dlqr": (_dlqr_gain, dlqr, ("x_eq", "dt")),
 }
 
 
@@ -237,9 +239,16 @@ def _task_function(task: Task, options: Mapping[str, Any]) -> Task:
         raise ControlError(
             f"task must be one of {', '.join(TASKS)} or a callable task(pkg, params, **options), got {task!r}"
         )
-    missing = [name for name in TASKS[task][1] if name not in options]
+    _, function, required = TASKS[task]
+    missing = [name for name in required if name not in options]
     if missing:
         raise ControlError(f'task "{task}" needs the option {missing[0]}=... (given: {", ".join(options) or "none"})')
+    parameters = inspect.signature(function).parameters
+    if not any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters.values()):
+        accepted = [name for name in parameters if name not in ("pkg", "params")]
+        unknown = [name for name in options if name not in accepted]
+        if unknown:
+            raise ControlError(f'task "{task}" takes no option {unknown[0]}= (it takes {", ".join(accepted)})')
     return task
 
 

@@ -178,6 +178,8 @@ def test_a_bad_parameter_name_is_one_line_naming_the_set_before_anything_runs(fo
         control.sweep(folders["numpy"], {"mp": [0.1, 0.2], "l": [1, 2, 3]}, x0=X0, t_span=T_SPAN)
     with pytest.raises(ControlError, match=r'^task "simulate" needs the option t_span=\.\.\. '):
         control.sweep(folders["numpy"], sets[:2], x0=X0)
+    with pytest.raises(ControlError, match=r'^task "lqr" takes no option q= \(it takes x_eq, u_eq, Q, R, N, tol\)$'):
+        control.sweep(folders["numpy"], sets[:2], "lqr", x_eq=[0, 0, 0, 0], q=1)
     with pytest.raises(ControlError, match="^task must be one of simulate, lqr, dlqr or a callable"):
         control.sweep(folders["numpy"], sets[:2], "simulation", x0=X0, t_span=T_SPAN)
     with pytest.raises(ControlError, match="^cannot connect to the Dask scheduler at nowhere: ValueError: "):
