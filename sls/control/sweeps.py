@@ -381,7 +381,7 @@ def _gather(
                 try:
                     rows = future.result()
                 except Exception as exc:  # a worker lost, a result that does not pickle, ...
-                    first, last = future_range(futures, future, chunks)
+                    first, last = _future_range(futures, future, chunks)
                     raise ControlError(f"parameter sets {first}-{last}: {_reason(exc)}") from None
                 for index, ok, value in rows:
                     if not ok:
@@ -397,7 +397,7 @@ def _gather(
     return results
 
 
-def future_range(futures: list[Any], future: Any, chunks: list[list[tuple[int, dict[str, float]]]]) -> tuple[int, int]:
+def _future_range(futures: list[Any], future: Any, chunks: list[list[tuple[int, dict[str, float]]]]) -> tuple[int, int]:
     """The first and last index of the parameter sets of ``future``'s chunk."""
     chunk = chunks[futures.index(future)]
     return chunk[0][0], chunk[-1][0]
