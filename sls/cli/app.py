@@ -379,6 +379,10 @@ from sls.cli.control import register as _register_control  # noqa: E402
 
 _register_control(main)
 
+from sls.cli.sweep import sweep_command  # noqa: E402  (sls sweep: simulations on a Dask cluster)
+
+main.add_command(sweep_command)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()

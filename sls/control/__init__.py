@@ -18,6 +18,9 @@ of parameter values passed as keyword arguments to the generated functions
 * :func:`simulate` — the nonlinear model, open or closed loop, with
   :func:`scipy.integrate.solve_ivp`; the result carries the energy.
   :func:`settling_time` — when a trajectory stays near the equilibrium.
+* :func:`sweep` — a parameter sweep or Monte-Carlo run (simulations, LQR
+  gains, or any function of the package) on a ``dask.distributed`` cluster,
+  local by default or at any scheduler address (needs ``sls[dask]``).
 * :func:`save_design`, :func:`load_design` — an LQR design as a JSON file
   (what ``sls lqr --save`` writes and ``sls simulate --lqr-from`` reads).
 * :func:`tangent_names` — the names of the tangent-space entries a gain acts
@@ -31,7 +34,8 @@ The modules, one job each: :mod:`~sls.control.package` (loading a package,
 checking arguments), :mod:`~sls.control.equilibrium`,
 :mod:`~sls.control.riccati` (LQR), :mod:`~sls.control.linear` (controllability,
 discretization, python-control), :mod:`~sls.control.simulation`,
-:mod:`~sls.control.design` (the design file) and :mod:`~sls.control.plot`.
+:mod:`~sls.control.design` (the design file), :mod:`~sls.control.sweeps` (sweeps on Dask) and
+:mod:`~sls.control.plot`.
 
 Mistakes end in :class:`sls.errors.ControlError` (a ``ValueError``) with a
 one-line message, also when a generated function fails (a mass matrix that is
@@ -47,6 +51,7 @@ from sls.control.linear import controllability_rank, ctrb, discretize, state_spa
 from sls.control.package import load_package
 from sls.control.riccati import LQRResult, dlqr, lqr, weight_matrix
 from sls.control.simulation import METHODS, StiffnessWarning, closed_loop_jacobian, settling_time, simulate
+from sls.control.sweeps import parameter_sets, sweep
 from sls.control.tangent import tangent_names
 from sls.errors import ControlError
 
@@ -67,10 +72,12 @@ __all__ = [
     "load_design",
     "load_package",
     "lqr",
+    "parameter_sets",
     "save_design",
     "settling_time",
     "simulate",
     "state_space",
+    "sweep",
     "tangent_names",
     "weight_matrix",
 ]
