@@ -139,6 +139,7 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "free_flyer": model.tree is not None and model.tree.free is not None,
         "frames": list(model.frames),
         "contacts": [name for name, _ in model.contacts],
+        "contact_rows": contact_rows(model),
         "chart_pitch": chart_pitch(model),
         "chart_margin": repr(CHART_MARGIN),
         "m": model.m,
@@ -155,6 +156,21 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         ],
         "mujoco": _mujoco_layout(model),
     }
+
+
+def contact_rows(model: Model) -> list:
+    """Where ``contact_forces_fun``'s entries are among the multipliers: one row per contact of its 3 (every contact a
+    point) or 6 components (one is 6-D: force, then moment; a point contact's moment is zero), each the index of a
+    multiplier (from 0) or ``None`` (zero). Contacts come after the model's own constraints, three rows per point
+    contact and six per 6-D one (force rows, then moment rows)."""
+    width = 6 if any(kind == "6d" for _, kind in model.contacts) else 3
+    row = len(model.constraints)
+    rows = []
+    for _, kind in model.contacts:
+        size = 6 if kind == "6d" else 3
+        rows.append([row + i if i < size else None for i in range(width)])
+        row += size
+    return rows
 
 
 def _mujoco_layout(model: Model) -> dict | None:
