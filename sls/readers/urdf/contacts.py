@@ -87,7 +87,9 @@ def contact_places(places: object, specs: Sequence[tuple], what: str) -> dict:
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers)
         ):
             shape = "X, Y, Z or X, Y, Z, ROLL, PITCH, YAW" if kinds[link] == "6d" else "X, Y, Z"
-            raise ModelFileError(f"{what}: '{link}' must be {shape} (finite numbers, metres and radians), got {value!r}")
+            raise ModelFileError(
+                f"{what}: '{link}' must be {shape} (finite numbers, metres and radians), got {value!r}"
+            )
         checked[link] = tuple(float(v) for v in numbers)
     return checked
 

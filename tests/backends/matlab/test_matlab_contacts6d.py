@@ -55,7 +55,9 @@ def test_a_flat_foot_in_matlab_is_constraint_dynamics(tmp_path):
     contacts = pin.StdVec_RigidConstraintModel()
     for foot, kind in (("FL_FOOT", pin.ContactType.CONTACT_6D), ("HR_FOOT", pin.ContactType.CONTACT_3D)):
         frame = peer.frames[peer.getFrameId(foot)]
-        contacts.append(pin.RigidConstraintModel(kind, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED))
+        contacts.append(
+            pin.RigidConstraintModel(kind, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED)
+        )
     datas = pin.StdVec_RigidConstraintData()
     for contact in contacts:
         datas.append(contact.createData())
