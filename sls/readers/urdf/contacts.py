@@ -94,10 +94,17 @@ def contact_places(places: object, specs: Sequence[tuple], what: str) -> dict:
     return checked
 
 
+class CommandLinePlaces(dict):
+    """``{link: numbers}`` from the command line: :func:`contact_places` names ``--contact-at`` in its messages."""
+
+    what = "--contact-at"
+
+
 def parse_contact_at(items: Sequence[str]) -> dict:
-    """``{link: numbers}`` from the command line's ``--contact-at LINK=X,Y,Z[,ROLL,PITCH,YAW]`` (repeatable); the
-    numbers' count is checked against the contacts by :func:`contact_places`."""
-    places: dict = {}
+    """``{link: numbers}`` (a :class:`CommandLinePlaces`) from the command line's ``--contact-at
+    LINK=X,Y,Z[,ROLL,PITCH,YAW]`` (repeatable); the numbers' count is checked against the contacts by
+    :func:`contact_places`."""
+    places = CommandLinePlaces()
     for item in items:
         link, equals, text = item.partition("=")
         numbers = []
