@@ -30,7 +30,7 @@ def test_the_api_places_point_and_6d_contacts():
     assert place(model, "FL_FOOT") == [0.2, 0.1, 0.0]
     assert place(model, "HR_FOOT", "xyzrpw") == [-0.2, -0.1, 0.0, 0.1, -0.2, 0.3]
     assert place(model, "FR_FOOT", "xyzrpw") == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0]  # 3 numbers: the neutral orientation
-    neutral = load_urdf(SOLO, floating_base=True, contacts=["HL_FOOT"])  # not placed: where Pinocchio's neutral q puts it
+    neutral = load_urdf(SOLO, floating_base=True, contacts=["HL_FOOT"])  # where the neutral q puts it
     peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
     data = peer.createData()
     pin.framesForwardKinematics(peer, data, pin.neutral(peer))
