@@ -280,7 +280,9 @@ def available(model: Model) -> tuple:
     constraints (:data:`Function.numeric`).
     """
     speeds = getattr(model, "kinematics", None) is not None
-    frames = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
+    frames: tuple = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
+    if getattr(model, "frame_points", ()):  # frames of a model given by its energies: no centre of mass
+        frames = tuple(f for f in frames if not f.name.startswith("com"))
     if not getattr(model, "constrained", False) and not speeds and not frames:
         return FUNCTIONS
     constrained = getattr(model, "constrained", False)

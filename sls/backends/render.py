@@ -84,6 +84,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
     if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
         parts.append("frames=" + ",".join(model.frames))
+    if getattr(model, "frame_points", ()):  # a model given by its energies: its frames' expressions
+        parts.append(repr([sympy.srepr(sympy.Matrix([list(p), *(r or ())])) for p, r in model.frame_points]))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -86,7 +86,11 @@ class Model:
         orientation (``contact_<link>_roll, _pitch, _yaw`` too; six).
     frames : tuple of str
         Links of a robot model (``tree``) whose poses, Jacobians and ``J̇v`` are generated, with the centre
-        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); empty: none.
+        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); or the names of ``frame_points``; empty: none.
+    frame_points : tuple of (tuple, tuple or None)
+        A model given by its energies: each frame's world position (3 expressions in ``q`` and parameters) and
+        rotation (3 × 3, rows; ``None``: the world's axes), in the order of ``frames``
+        (:mod:`sls.derive.point_frames`); empty for a robot.
     ranges : dict str → (float, float)
         Where the model lives: declared ``(low, high)`` intervals of state
         variables (coordinates or rates), in state order. The checks of
@@ -119,6 +123,7 @@ class Model:
     kinematics: tuple | None = None
     frames: tuple = ()
     contacts: tuple = ()
+    frame_points: tuple = ()
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.
