@@ -63,6 +63,29 @@ def frame_tables(frames: object, parse: Callable[[object, str], sympy.Expr]) -> 
     return result
 
 
+def check_rotation(rows: tuple, model: Model, params: dict, what: str, samples: int = 3) -> None:
+    """Refuse ``rows`` (3 × 3 expressions) that are not a rotation (``RᵀR = I``, ``det R = 1``, to 1e-9) at a few
+    coordinates of the model's sample box, with the parameters' defaults (unchecked when one has none)."""
+    import random
+
+    R = sympy.Matrix(rows)
+    names = {s.name for s in R.free_symbols}
+    if any(params.get(n) is None for n in names if n in params):
+        return
+    values = {symbol(n): v for n, v in params.items() if n in names}
+    low, high = model.sample_box()
+    chooser = random.Random(0)
+    for _ in range(samples):
+        at = {s: chooser.uniform(low[i], high[i]) for i, s in enumerate(model.q)}
+        number = R.subs({**values, **at}).evalf()
+        if not all(e.is_number for e in number):
+            return
+        error = max(abs(float(e)) for e in (number.T * number - sympy.eye(3))) + abs(float(number.det()) - 1)
+        if error > 1e-9:
+            where = ", ".join(f"{s.name} = {v:.3g}" for s, v in at.items())
+            raise ModelError(f"{what}: not a rotation matrix (R' R = I, det R = 1) at {where}")
+
+
 def _entries(value: object, size: int, what: str, shape: str) -> list:
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, sympy.MatrixBase)):
         raise ModelTypeError(f"{what}: expected {shape}, got {type(value).__name__}")
@@ -102,6 +125,8 @@ def with_point_frames(model: Model, frames: Mapping[str, tuple]) -> Model:
                 params.setdefault(s.name, None)
             checked.append(expr)
         rows = None if rotation is None else tuple(tuple(checked[3 + 3 * i : 6 + 3 * i]) for i in range(3))
+        if rows is not None:
+            check_rotation(rows, model, params, f"frames.{name}.rotation")
         points.append((tuple(checked[:3]), rows))
     used = set().union(*(symbols_in(e) for pos, rot in points for e in list(pos) + [x for r in rot or () for x in r]))
     unused = tuple(p for p in model.unused_params if symbol(p) not in used)

@@ -117,3 +117,12 @@ def test_bad_api_frames_are_one_line():
         sls.model_from_sympy(T, 0, 0, [theta, dtheta], frames={"tip": ["sin(theta)", 0, 0]})
     with pytest.raises(sls.SlsError, match="frames.tip.rotation: expected 3 rows of 3, got 2 entries"):
         sls.model_from_sympy(T, 0, 0, [theta, dtheta], frames={"tip": {"position": [0, 0, 0], "rotation": [[1], [2]]}})
+
+
+def test_a_rotation_that_is_not_one_is_refused(tmp_path):
+    (tmp_path / "skewed.toml").write_text(
+        PENDULUM + '\n[frames.tip]\nposition = ["0", "0", "0"]\n'
+        'rotation = [["cos(theta)", "0", "sin(theta)"], ["0", "1", "0"], ["sin(theta)", "0", "cos(theta)"]]\n'
+    )
+    with pytest.raises(sls.SlsError, match=r"frames.tip.rotation: not a rotation matrix \(R' R = I, det R = 1\) at "):
+        sls.load_toml(tmp_path / "skewed.toml")
