@@ -262,6 +262,15 @@ CONTACT_FORCES = Function(
     numeric=True,
 )
 
+#: The wrenches of a robot's contacts when one of them is 6-D: force then moment at each contact's origin, world axes
+#: (a point contact's moment is zero).
+CONTACT_WRENCHES = replace(
+    CONTACT_FORCES,
+    summary="Contact wrenches: the force and moment each contact exerts on the robot at its origin, world axes "
+    "(CONTACTS x 6; a point contact's moment is zero).",
+    outputs=(("forces", ("c", 6)),),
+)
+
 
 def available(model: Model) -> tuple:
     """Every function ``model``'s package can hold, in the order of its ``__init__``.
@@ -271,14 +280,17 @@ def available(model: Model) -> tuple:
     constraints (:data:`Function.numeric`).
     """
     speeds = getattr(model, "kinematics", None) is not None
-    frames = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
+    frames: tuple = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
+    if getattr(model, "frame_points", ()):  # frames of a model given by its energies: no centre of mass
+        frames = tuple(f for f in frames if not f.name.startswith("com"))
     if not getattr(model, "constrained", False) and not speeds and not frames:
         return FUNCTIONS
     constrained = getattr(model, "constrained", False)
     arrays = tuple(f for f in FUNCTIONS if not f.solve and not f.uses)
     solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
     extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ()) + frames
-    contacts = (CONTACT_FORCES,) if getattr(model, "contacts", ()) else ()
+    kinds = {kind for _, kind in getattr(model, "contacts", ())}
+    contacts = ((CONTACT_WRENCHES if "6d" in kinds else CONTACT_FORCES),) if kinds else ()
     multipliers = ((MULTIPLIERS,) if constrained else ()) + contacts
     result = arrays + extra + solves + multipliers + tuple(f for f in FUNCTIONS if f.uses)
     if speeds:

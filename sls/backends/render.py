@@ -84,6 +84,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
     if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
         parts.append("frames=" + ",".join(model.frames))
+    if getattr(model, "frame_points", ()):  # a model given by its energies: its frames' expressions
+        parts.append(repr([sympy.srepr(sympy.Matrix([list(p), *(r or ())])) for p, r in model.frame_points]))
     if functions.is_subset(model):  # the full set keeps the fingerprint it always had
         parts.append("functions=" + ",".join(functions.names(model)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
@@ -139,6 +141,7 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "free_flyer": model.tree is not None and model.tree.free is not None,
         "frames": list(model.frames),
         "contacts": [name for name, _ in model.contacts],
+        "contact_rows": contact_rows(model),
         "chart_pitch": chart_pitch(model),
         "chart_margin": repr(CHART_MARGIN),
         "m": model.m,
@@ -155,6 +158,21 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         ],
         "mujoco": _mujoco_layout(model),
     }
+
+
+def contact_rows(model: Model) -> list:
+    """Where ``contact_forces_fun``'s entries are among the multipliers: one row per contact of its 3 (every contact a
+    point) or 6 components (one is 6-D: force, then moment; a point contact's moment is zero), each the index of a
+    multiplier (from 0) or ``None`` (zero). Contacts come after the model's own constraints, three rows per point
+    contact and six per 6-D one (force rows, then moment rows)."""
+    width = 6 if any(kind == "6d" for _, kind in model.contacts) else 3
+    row = len(model.constraints)
+    rows = []
+    for _, kind in model.contacts:
+        size = 6 if kind == "6d" else 3
+        rows.append([row + i if i < size else None for i in range(width)])
+        row += size
+    return rows
 
 
 def _mujoco_layout(model: Model) -> dict | None:

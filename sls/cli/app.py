@@ -223,10 +223,19 @@ def examples_command() -> None:
 @click.option(
     "--contacts",
     "contacts",
-    metavar="LINK[:point],...",
+    metavar="LINK[:point|:6d],...",
     default=None,
-    help="URDF robots: hold these links' origins in place (point contacts: three constraints each, at the "
-    "parameters contact_<link>_x/_y/_z, by default where they are at the neutral configuration).",
+    help="URDF robots: hold these links in place (point contacts: the origin, three constraints each, at the "
+    "parameters contact_<link>_x/_y/_z; LINK:6d also holds the orientation, contact_<link>_roll/_pitch/_yaw: six), "
+    "by default where they are at the neutral configuration.",
+)
+@click.option(
+    "--contact-at",
+    "contact_at",
+    multiple=True,
+    metavar="LINK=X,Y,Z",
+    help="URDF robots with --contacts: where a contact is held (world; LINK=X,Y,Z,ROLL,PITCH,YAW for a 6-D one), "
+    "instead of where it is at the neutral configuration (repeatable).",
 )
 @click.option(
     "--xacro-arg",
@@ -301,6 +310,7 @@ def generate_command(
     base_orientation: str | None,
     frames: str | None,
     contacts: str | None,
+    contact_at: tuple[str, ...],
     xacro_args: tuple[str, ...],
     package_paths: tuple[str, ...],
     simplify: bool,
@@ -343,7 +353,13 @@ def generate_command(
         ranges,
         kinematics,
         RobotOptions(
-            floating_base, base_orientation, frames, contacts, parse_xacro_args(xacro_args), tuple(package_paths)
+            floating_base,
+            base_orientation,
+            frames,
+            contacts,
+            parse_xacro_args(xacro_args),
+            tuple(package_paths),
+            tuple(contact_at),
         ),
     )
     if model_name is not None:

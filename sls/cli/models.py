@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from sls.cli.values import parse_param
-from sls.errors import UsageError
+from sls.errors import SlsError, UsageError
 from sls.model import Model, with_ranges
 from sls.readers import (
     DEFAULT_EXAMPLE,
@@ -25,13 +25,15 @@ from sls.readers import (
 from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
 from sls.readers.nlink import nlink_pendulum
 from sls.readers.urdf import load_urdf
+from sls.readers.urdf.contacts import parse_contact_at
 from sls.readers.urdf.xacro_files import is_xacro
 
 
 @dataclass(frozen=True)
 class RobotOptions:
     """The command line's options for a URDF (or xacro) robot: ``--floating-base``, ``--base-orientation``,
-    ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``) and ``--package-path``."""
+    ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``), ``--package-path`` and ``--contact-at``
+    (``LINK=X,Y,Z[,ROLL,PITCH,YAW]``, repeatable)."""
 
     floating_base: bool = False
     base_orientation: str | None = None
@@ -39,6 +41,7 @@ class RobotOptions:
     contacts: str | None = None
     xacro_args: dict = field(default_factory=dict)
     package_paths: tuple = ()
+    contact_at: tuple = ()
 
     def urdf_keywords(self) -> dict:
         """The keyword arguments of :func:`sls.load_urdf` these options give."""
@@ -47,9 +50,19 @@ class RobotOptions:
             "base_orientation": self.base_orientation or "quaternion",
             "frames": self.frames,
             "contacts": self.contacts,
+            "contact_at": self.contact_places(),
             "xacro_args": self.xacro_args,
             "package_paths": self.package_paths,
         }
+
+    def contact_places(self) -> dict | None:
+        """``--contact-at`` as :func:`sls.load_urdf`'s ``contact_at`` (``None`` when not given)."""
+        if not self.contact_at:
+            return None
+        try:
+            return parse_contact_at(self.contact_at)
+        except SlsError as exc:
+            raise UsageError(str(exc)) from None
 
 
 #: The example built by a generator rather than read from a file.
@@ -150,6 +163,11 @@ def load_model(
             "--contacts goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
             "in a model file with [urdf] write contacts = [...]"
         )
+    if options.contact_at and contacts is None:
+        raise UsageError(
+            "--contact-at places contacts: name them with --contacts (or write contact_at = {...} beside "
+            "contacts = [...] in a model file with [urdf])"
+        )
     if frames is not None and not robot:
         raise UsageError(
             "--frames goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
@@ -212,4 +230,5 @@ def _load_file(model: str, options: RobotOptions) -> Model:
         base_orientation=options.base_orientation or "quaternion",
         frames=options.frames,
         contacts=options.contacts,
+        contact_at=options.contact_places(),
     )

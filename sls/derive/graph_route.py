@@ -25,6 +25,7 @@ from sls.derive.named_arrays import (
     ArrayBuilder,
     acceleration_symbols,
     check_wanted,
+    frame_array_names,
     function_arrays,
 )
 from sls.derive.speeds_route import speed_kinematics
@@ -322,8 +323,14 @@ class GraphTerms:
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq)
 
     def _frames(self) -> dict:
-        """A robot's frame arrays (:mod:`sls.derive.tree_frames`): the tree route's."""
-        raise ModelError("frames are generated for robots (a URDF file) on the tree route")
+        """The frame arrays of a model given by its energies (:mod:`sls.derive.point_frames`) as graph nodes; a
+        robot's are the tree route's (:mod:`sls.derive.tree_frames`)."""
+        if not getattr(self.model, "frame_points", ()):
+            raise ModelError("frames are generated for robots (a URDF file) on the tree route")
+        from sls.derive.point_frames import point_frame_arrays
+
+        arrays = point_frame_arrays(self.model)
+        return {key: nest([self.graph.from_sympy(e) for e in flatten(a)], shape_of(a)) for key, a in arrays.items()}
 
     def _qdot(self) -> list:
         """``q̇ = S(q) v`` (n_q nodes)."""
@@ -340,7 +347,7 @@ class GraphTerms:
         """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
         wanted = check_wanted(wanted)
         known = ARRAY_NAMES + (SPEED_ARRAYS if self.model.kinematics is not None else ())
-        known += FRAME_ARRAYS if getattr(self.model, "frames", ()) else ()
+        known += frame_array_names(self.model)
         names = known if wanted is None else [name for name in known if name in wanted]
         steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
         self._start()

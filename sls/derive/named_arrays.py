@@ -46,6 +46,15 @@ SPEED_ARRAYS = ("qdot", "qdot_jac")
 #: The arrays of a robot's frames (:mod:`sls.derive.tree_frames`): poses, Jacobians, ``J̇v``, the centre of mass.
 FRAME_ARRAYS = ("frame_pose", "frame_jacobian", "frame_jacobian_local", "frame_jdot_v", "com", "com_jacobian")
 
+
+def frame_array_names(model: object) -> tuple:
+    """The frame arrays ``model`` has: a robot's :data:`FRAME_ARRAYS`, those of a model given by its energies
+    (``frame_points``: no centre of mass), or none."""
+    if not getattr(model, "frames", ()):
+        return ()
+    return FRAME_ARRAYS[:4] if getattr(model, "frame_points", ()) else FRAME_ARRAYS
+
+
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 
@@ -150,7 +159,8 @@ def function_arrays(
     recursive Newton–Euler).
     """
     if names is None:
-        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ()) + (FRAME_ARRAYS if d.frame_arrays else ())
+        frames = tuple(k for k in FRAME_ARRAYS if k in (d.frame_arrays or {}))
+        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ()) + frames
     names = tuple(names)
     model = d.model
     n, m = model.n, model.m

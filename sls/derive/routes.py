@@ -15,7 +15,7 @@ from sls.algebra.graph import Graph, Unsupported
 from sls.derive.dynamics import Dynamics
 from sls.derive.expanded import derive_expanded
 from sls.derive.graph_route import derive_on_graph
-from sls.derive.named_arrays import ARRAY_NAMES, SPEED_ARRAYS, check_wanted, function_arrays
+from sls.derive.named_arrays import ARRAY_NAMES, SPEED_ARRAYS, check_wanted, frame_array_names, function_arrays
 from sls.derive.speeds_route import derive_with_speeds
 from sls.derive.tree_route import derive_on_tree
 from sls.errors import ModelError
@@ -81,16 +81,17 @@ def derive(
     wanted = check_wanted(wanted)
     if method == "auto":
         method = choose_method(model, simplify)
-    if getattr(model, "frames", ()) and method != "tree":
+    if getattr(model, "frames", ()) and method != "tree" and not getattr(model, "frame_points", ()):
         raise ModelError(f"frames are generated on the tree route of a robot (a URDF file); got method={method!r}")
+    frames = frame_array_names(model) if method != "tree" else ()
     if getattr(model, "kinematics", None) is not None and method != "tree":
         if method != "expanded":
             raise ModelError(
                 "a model with generalized speeds (kinematics) is derived on the expanded route (or the tree route, "
                 f"for a robot); got method={method!r}"
             )
-        speeds = derive_with_speeds(model, simplify, wanted)
-        names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS if k in wanted]
+        speeds = with_point_frames(derive_with_speeds(model, simplify, wanted), frames, wanted)
+        names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS + frames if k in wanted]
         return replace(speeds, arrays=function_arrays(speeds, names))
     if method == "tree":
         if getattr(model, "tree", None) is None:
@@ -106,6 +107,16 @@ def derive(
                 f"the graph route cannot hold {what} (given through the Python API); "
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
-    dynamics = derive_expanded(model, simplify, wanted)
-    names = None if wanted is None else [k for k in ARRAY_NAMES if k in wanted]
+    dynamics = with_point_frames(derive_expanded(model, simplify, wanted), frames, wanted)
+    names = None if wanted is None else [k for k in ARRAY_NAMES + frames if k in wanted]
     return replace(dynamics, arrays=function_arrays(dynamics, names))
+
+
+def with_point_frames(dynamics: Dynamics, frames: tuple, wanted: Collection[str] | None) -> Dynamics:
+    """``dynamics`` of a flat route (sympy expressions) with the frame arrays of a model given by its energies
+    (:func:`~sls.derive.point_frames.point_frame_arrays`) when it names frames and they are ``wanted``."""
+    if not frames or (wanted is not None and not set(frames) & set(wanted)):
+        return dynamics
+    from sls.derive.point_frames import point_frame_arrays
+
+    return replace(dynamics, frame_arrays=point_frame_arrays(dynamics.model))

@@ -102,23 +102,36 @@ def frame_arrays(tree: TreeDynamics, robot: Robot, frames: Sequence[str], dq: Se
 def contact_terms(
     tree: TreeDynamics, robot: Robot, contacts: Sequence[tuple], x: Sequence[int], dq: Sequence[int], omega: float
 ) -> dict:
-    """The constraint fields of :class:`~sls.derive.dynamics.Dynamics` for point contacts ``(link, "point")``.
+    """The constraint fields of :class:`~sls.derive.dynamics.Dynamics` for contacts ``(link, "point" | "6d")``.
 
-    Each holds the link's origin at the parameters ``contact_<link>_x, _y, _z`` (world): ``c = p − p₀`` (3 rows),
-    ``A = ∂ṗ/∂v`` (the linear rows of the frame Jacobian), the bias ``g = −J̇v − 2ω ṗ − ω² c`` (Baumgarte rate
-    ``omega``, 0: off) so that ``A v̇ = g``; ``A``'s and ``g``'s Jacobians with respect to ``x`` (``n_q + n``).
+    A point contact holds the link's origin at the parameters ``contact_<link>_x, _y, _z`` (world): ``c = p − p₀``
+    (3 rows), ``A = ∂ṗ/∂v`` (the linear rows of the frame Jacobian), the bias ``g = −J̇v − 2ω ṗ − ω² c`` with the
+    classical drift ``J̇v = p̈(v̇ = 0)`` (Pinocchio's ``CONTACT_3D``). A 6-D contact holds the origin and the
+    orientation ``R₀ = Rz(yaw) Ry(pitch) Rx(roll)`` of the parameters ``contact_<link>_roll, _pitch, _yaw``: six rows,
+    the three of the place then ``c = ½ vee(R R₀ᵀ − R₀ Rᵀ)`` (world axes; ``ċ = ω`` where ``R = R₀``) with
+    ``A = ∂ω/∂v`` (the angular rows), so the multipliers are the ground's force and moment at the origin, world
+    axes. Its linear bias uses the spatial drift ``p̈ − ω × ṗ`` (the origin's velocity held constant in the link's
+    own axes: Pinocchio's ``CONTACT_6D`` in ``LOCAL_WORLD_ALIGNED``; the same as the classical one where ``ṗ = 0``).
+    Baumgarte rate ``omega`` (0: off). Also ``A``'s and ``g``'s Jacobians with respect to ``x`` (``n_q + n``).
     """
     g = tree.graph
     motion = TreeMotion(tree, robot, dq)
-    c, A, bias = [], [], []
-    for name, _kind in contacts:
+    c: list = []
+    A: list = []
+    bias: list = []
+    for name, kind in contacts:
         link = motion.link(name, "contacts")
         anchor = [g.symbol(symbol(contact_parameter(name, axis))) for axis in "xyz"]
         gap = [g.sub(p, p0) for p, p0 in zip(link.origin, anchor)]
         velocity, drift = link.twist[:3], link.drift[:3]
+        if kind == "6d":
+            omega_w = link.twist[3:]
+            drift = [g.sub(a, b) for a, b in zip(drift, tree.vec.cross(omega_w, velocity))]
+            gap += orientation_error(g, link.rotation, [contact_parameter(name, a) for a in ("roll", "pitch", "yaw")])
+            velocity, drift = velocity + omega_w, drift + link.drift[3:]
         c += gap
         A += g.jacobian(velocity, list(dq))
-        for i in range(3):
+        for i in range(len(gap)):
             terms = [g.neg(drift[i])]
             if omega:
                 terms += [
@@ -136,6 +149,19 @@ def contact_terms(
         "constraint_bias": tuple(bias),
         "constraint_bias_jac": nest([e for row in g.jacobian(bias, list(x)) for e in row], (k, len(x))),
     }
+
+
+def orientation_error(g: Graph, R: list, angles: Sequence[str]) -> list:
+    """``½ vee(R R₀ᵀ − R₀ Rᵀ)`` (3 nodes, world axes) for ``R`` (3 × 3 nodes) and ``R₀ = Rz(yaw) Ry(pitch) Rx(roll)``
+    of the parameters named ``angles`` (roll, pitch, yaw): zero where ``R = R₀``, its rate ``ω`` there."""
+    import sympy
+
+    roll, pitch, yaw = (symbol(a) for a in angles)
+    R0 = sympy.rot_axis3(-yaw) * sympy.rot_axis2(-pitch) * sympy.rot_axis1(-roll)  # sympy's rot_axis turn frames
+    R0_nodes = [[g.from_sympy(R0[i, j]) for j in range(3)] for i in range(3)]
+    X = [[g.add([g.mul((R[i][k], R0_nodes[j][k])) for k in range(3)]) for j in range(3)] for i in range(3)]
+    half = g.number(sympy.Rational(1, 2))
+    return [g.mul((half, g.sub(X[i][j], X[j][i]))) for i, j in ((2, 1), (0, 2), (1, 0))]
 
 
 def world_poses(tree: TreeDynamics) -> list:

@@ -81,11 +81,16 @@ class Model:
         speeds, not rates: ``T``, forces, friction and loads are written in
         ``q`` and ``v``). ``None``: the speeds are the rates, ``v = q̇``.
     contacts : tuple of (str, str)
-        A robot's contacts ``(link, "point")``: the link's origin held at the parameters
-        ``contact_<link>_x, _y, _z`` (world frame), three holonomic constraints each, after ``constraints``.
+        A robot's contacts ``(link, kind)``, after ``constraints``: ``"point"`` holds the link's origin at the
+        parameters ``contact_<link>_x, _y, _z`` (world frame; three holonomic constraints), ``"6d"`` its origin and
+        orientation (``contact_<link>_roll, _pitch, _yaw`` too; six).
     frames : tuple of str
         Links of a robot model (``tree``) whose poses, Jacobians and ``J̇v`` are generated, with the centre
-        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); empty: none.
+        of mass (:data:`sls.functions.FRAME_FUNCTIONS`); or the names of ``frame_points``; empty: none.
+    frame_points : tuple of (tuple, tuple or None)
+        A model given by its energies: each frame's world position (3 expressions in ``q`` and parameters) and
+        rotation (3 × 3, rows; ``None``: the world's axes), in the order of ``frames``
+        (:mod:`sls.derive.point_frames`); empty for a robot.
     ranges : dict str → (float, float)
         Where the model lives: declared ``(low, high)`` intervals of state
         variables (coordinates or rates), in state order. The checks of
@@ -118,6 +123,7 @@ class Model:
     kinematics: tuple | None = None
     frames: tuple = ()
     contacts: tuple = ()
+    frame_points: tuple = ()
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.
@@ -182,8 +188,8 @@ class Model:
 
     @property
     def n_holonomic(self) -> int:
-        """Number of holonomic constraint rows: ``constraints`` and three per point contact."""
-        return len(self.constraints) + 3 * len(self.contacts)
+        """Number of holonomic constraint rows: ``constraints``, three per point contact and six per 6-D one."""
+        return len(self.constraints) + sum(6 if kind == "6d" else 3 for _, kind in self.contacts)
 
     @property
     def qdot(self) -> tuple:

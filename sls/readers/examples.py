@@ -63,6 +63,7 @@ def load_example(
     base_orientation: str = "quaternion",
     frames: str | None = None,
     contacts: str | None = None,
+    contact_at: dict | None = None,
 ) -> Model:
     """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
     package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
@@ -80,8 +81,9 @@ def load_example(
             base_orientation=base_orientation,
             frames=frames,
             contacts=contacts,
+            contact_at=contact_at,
         )
-    if floating_base or frames is not None or contacts is not None:
+    if floating_base or frames is not None or contacts is not None or contact_at is not None:
         robots = ", ".join(n for n in example_names() if is_urdf_example(n))
         raise ModelFileError(
             f"example '{name}' is not a URDF robot: floating_base and frames go with a robot (the bundled robots: "

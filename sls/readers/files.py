@@ -50,7 +50,8 @@ def load_python(path: str | Path) -> Model:
 
     The file defines ``T``, ``V``, ``fric``, ``x`` and optionally ``params``,
     ``inputs``, ``forces``, ``constraints``, ``velocity_constraints``,
-    ``loads``, ``constraint_stabilization`` and ``ranges`` at module level.
+    ``loads``, ``constraint_stabilization``, ``ranges``, ``kinematics`` and
+    ``frames`` at module level.
     """
     import runpy
 
@@ -91,6 +92,7 @@ def load_python(path: str | Path) -> Model:
             stabilization=namespace.get("constraint_stabilization", 0.0),
             ranges=namespace.get("ranges"),
             kinematics=namespace.get("kinematics"),
+            frames=namespace.get("frames"),
         )
     except SlsError as exc:
         raise type(exc)(f"{path}: {exc}") from None
@@ -101,8 +103,8 @@ def load_python(path: str | Path) -> Model:
 MODEL_KEYS = (
     "state", "T", "V", "fric", "params", "inputs", "forces",
     "constraints", "velocity_constraints", "loads", "constraint_stabilization", "functions", "ranges",
-    "kinematics",
-)
+    "kinematics", "frames",
+)  # fmt: skip
 
 
 def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> Model:
@@ -159,6 +161,7 @@ def model_from_mapping(data: dict, *, name: str, source: str, filename: str) -> 
             stabilization=stabilization,
             ranges=data.get("ranges"),
             kinematics=data.get("kinematics"),
+            frames=data.get("frames"),
         )
     except SlsError as exc:  # ModelError, ModelTypeError, ExpressionError: name the file
         if str(exc).startswith(filename):

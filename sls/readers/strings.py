@@ -8,6 +8,7 @@ from sls.algebra.expressions import parse_expression
 from sls.model import Model, build_model
 from sls.model.entries import as_list
 from sls.readers.common import as_text, map_loads
+from sls.readers.point_frames import frame_tables, with_point_frames
 
 
 def model_from_strings(
@@ -27,6 +28,7 @@ def model_from_strings(
     stabilization: float = 0.0,
     ranges: dict | None = None,
     kinematics: list | None = None,
+    frames: dict | None = None,
 ) -> Model:
     """Build a model from expression strings (TOML files and CLI flags).
 
@@ -36,6 +38,8 @@ def model_from_strings(
     of state name → ``[low, high]`` (see :func:`sls.model.check_ranges`). Strings are parsed
     by :func:`sls.algebra.expressions.parse_expression` (never evaluated as code). ``kinematics`` (n strings,
     ``q̇ = S(q) v``) makes the second half of ``state`` generalized speeds (see :func:`sls.model.build_model`).
+    ``frames`` (``{name: {"position": [3 strings], "rotation": [3 rows of 3 strings]}}``, the rotation optional)
+    names points whose poses, Jacobians and ``J̇v`` are generated (:mod:`sls.readers.point_frames`).
     """
     if isinstance(fric, str):
         fric_exprs: object = parse_expression(fric, "fric")
@@ -51,7 +55,7 @@ def model_from_strings(
             parse_expression(as_text(f, f"forces[{i}]"), f"forces[{i}]")
             for i, f in enumerate(as_list(forces, "forces"))
         ]
-    return build_model(
+    model = build_model(
         state=[as_text(s, "state") for s in as_list(state, "state")],
         T=parse_expression(as_text(T, "T"), "T"),
         V=parse_expression(as_text(V, "V"), "V"),
@@ -68,6 +72,7 @@ def model_from_strings(
         ranges=ranges,
         kinematics=_parse_list(kinematics, "kinematics"),
     )
+    return model if frames is None else with_point_frames(model, frame_tables(frames, _parse_text))
 
 
 def _parse_text(value: object, what: str) -> sympy.Expr:

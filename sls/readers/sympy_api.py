@@ -10,6 +10,7 @@ from sls.model import Model, build_model, check_name, check_ranges
 from sls.model.entries import as_list
 from sls.readers.common import map_loads
 from sls.readers.mechanics import MECHANICS_NAME, identifier_for, symbol_names, time_functions
+from sls.readers.point_frames import frame_tables, with_point_frames
 
 
 def model_from_sympy(
@@ -29,6 +30,7 @@ def model_from_sympy(
     stabilization: float = 0.0,
     ranges: dict | None = None,
     kinematics: object = None,
+    frames: dict | None = None,
 ) -> Model:
     """Build a model from sympy objects (Python model files and the API).
 
@@ -40,6 +42,10 @@ def model_from_sympy(
     symbol ``dq``, in ``T``, ``V``, ``fric`` and ``forces`` too. Names that
     are not identifiers (sympy.physics.mechanics style, ``I_{1zz}``) are
     mapped onto identifiers (``I_1zz``); :attr:`sls.model.Model.renamed` lists them.
+
+    ``frames`` names points whose poses, Jacobians and ``J̇v`` are generated (:mod:`sls.derive.point_frames`):
+    ``{"tip": [x, y, z]}`` (a list or a 3 × 1 Matrix of expressions in the coordinates and parameters, world frame),
+    or ``{"tip": {"position": [x, y, z], "rotation": R}}`` with a 3 × 3 rotation matrix ``R`` (world axes).
     """
     timed, time = time_functions(as_list(x, "x") + ([] if inputs is None else as_list(inputs, "inputs")))
     if timed:
@@ -71,7 +77,7 @@ def model_from_sympy(
 
     renamed: dict = {}
     taken = {names.get(s, s) for s in state} | set(param_values) | set(input_list or ())
-    taken |= symbol_names([T, V, fric, forces, constraints, velocity_constraints, loads, kinematics])
+    taken |= symbol_names([T, V, fric, forces, constraints, velocity_constraints, loads, kinematics, frames])
 
     def identifier(name: str, what: str) -> str:
         if name.isascii() and name.isidentifier() or name in names.values() or not MECHANICS_NAME.fullmatch(name):
@@ -112,7 +118,7 @@ def model_from_sympy(
             return [canonical(v, f"{what}[{i}]") for i, v in enumerate(as_list(value, what))]
         return canonical(value, what)
 
-    return build_model(
+    model = build_model(
         state=[names.get(s, s) for s in state],
         T=canonical(T, "T"),
         V=canonical(V, "V"),
@@ -132,6 +138,9 @@ def model_from_sympy(
         ranges=_ranges_by_name(ranges, timed, names),
         kinematics=None if kinematics is None else canonical_list(kinematics, "kinematics"),
     )
+    if frames is None:
+        return model
+    return with_point_frames(model, frame_tables(frames, lambda value, what: canonical(value, what)))
 
 
 def _ranges_by_name(ranges: object, timed: dict, names: dict) -> dict | None:

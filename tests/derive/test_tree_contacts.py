@@ -109,8 +109,7 @@ def test_constrained_linearization_is_the_tangent_space_difference(standing):
     ("contacts", "message"),
     [
         (["FL_FOT"], "contacts: 'FL_FOT' is not a link of the robot; did you mean 'FL_FOOT'?"),
-        (["FL_FOOT:6d"], "6-D contacts (a foot held flat) are not generated yet"),
-        (["FL_FOOT:line"], "the kind must be point"),
+        (["FL_FOOT:line"], "the kind must be point or 6d"),
         (["FL_FOOT", "FL_FOOT:point"], "a link is named twice"),
     ],
 )

@@ -14,7 +14,7 @@ from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
 from sls.readers.common import check_table_keys, read_model_text, with_param_table
 from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
-from sls.readers.urdf.contacts import contact_defaults, contact_specs
+from sls.readers.urdf.contacts import contact_defaults, contact_places, contact_specs
 from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
@@ -35,6 +35,7 @@ def load_urdf(
     base_orientation: str = "quaternion",
     frames: Sequence[str] | str | None = None,
     contacts: Sequence[str] | str | None = None,
+    contact_at: Mapping[str, Sequence[float]] | None = None,
     constraint_stabilization: float = 0.0,
     inputs: Sequence[str] | None = None,
     actuation: Mapping[str, object] | None = None,
@@ -53,9 +54,11 @@ def load_urdf(
 
     ``frames`` names links (a list, or a comma-separated string; ``"all"``: every link) whose world poses,
     Jacobians and ``J̇v`` are generated, with the centre of mass (:data:`sls.functions.FRAME_FUNCTIONS`).
-    ``contacts`` (``LINK`` or ``LINK:point``, a list or comma-separated) holds links' origins in place: three
-    holonomic constraints each, at the parameters ``contact_<link>_x, _y, _z`` (default: where the origin is at
-    the neutral configuration), with the Baumgarte rate ``constraint_stabilization``.
+    ``contacts`` (``LINK``, ``LINK:point`` or ``LINK:6d``, a list or comma-separated) holds links in place: a
+    point contact its origin (three holonomic constraints, at the parameters ``contact_<link>_x, _y, _z``), a 6-D
+    contact its origin and orientation (six, with ``contact_<link>_roll, _pitch, _yaw`` too), with the Baumgarte rate
+    ``constraint_stabilization``. The parameters' defaults: ``contact_at[link]`` (``[x, y, z]``, or ``[x, y, z,
+    roll, pitch, yaw]`` for a 6-D contact) where given, else where the link is at the neutral configuration.
 
     ``inputs`` (new input names) and ``actuation`` (the robot's own inputs, ``tau_<joint>`` or ``base_fx …
     base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
@@ -80,6 +83,7 @@ def load_urdf(
         base_orientation=base_orientation,
         frames=frames,
         contacts=contacts,
+        contact_at=None if contact_at is None else (contact_at, getattr(contact_at, "what", f"{filename}: contact_at")),
         constraint_stabilization=constraint_stabilization,
         drive=drive,
     )
@@ -107,11 +111,13 @@ def _robot_model(
     base_orientation: str,
     frames: Sequence[str] | str | None,
     contacts: Sequence[str] | str | None,
+    contact_at: tuple | None,
     constraint_stabilization: float,
     drive: Drive | None,
 ) -> Model:
     """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``, with
-    its ``frames`` and ``contacts`` (see :func:`load_urdf`)."""
+    its ``frames`` and ``contacts`` (see :func:`load_urdf`); ``contact_at`` is ``(places, what)``: the contacts'
+    places and how the messages name them."""
     filename = str(path)
     if base_orientation not in BASE_ORIENTATIONS:
         raise ModelFileError(
@@ -154,8 +160,11 @@ def _robot_model(
         raise ModelFileError(f"{filename}: {exc}") from None
     if frames is not None:
         model = replace(model, frames=frame_names(frames, robot, text, filename))
+    if contact_at is not None and contacts is None:
+        raise ModelFileError(f"{contact_at[1]}: places contacts; name them with contacts too")
     if contacts is not None:
         specs = contact_specs(contacts, file_links(robot, text, filename), filename)
+        places = None if contact_at is None else contact_places(contact_at[0], specs, contact_at[1])
         try:
             stabilization = check_value("constraint_stabilization", constraint_stabilization)
         except SlsError as exc:
@@ -165,7 +174,7 @@ def _robot_model(
         model = replace(
             model,
             contacts=specs,
-            params={**model.params, **contact_defaults(robot, specs)},
+            params={**model.params, **contact_defaults(robot, specs, places)},
             stabilization=stabilization,
         )
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
@@ -176,14 +185,17 @@ def _robot_model(
 
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation", "xacro_args", "package_paths")
-URDF_FILE_KEYS = ("urdf", "params", "inputs", "actuation", "frames", "contacts", "constraint_stabilization")
+URDF_FILE_KEYS = (
+    "urdf", "params", "inputs", "actuation", "frames", "contacts", "contact_at", "constraint_stabilization",
+)  # fmt: skip
 
 
 def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
     file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
     defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs; ``frames``,
-    ``contacts`` and ``constraint_stabilization`` as :func:`load_urdf` takes them."""
+    ``contacts``, ``contact_at`` (a table ``LINK = [x, y, z]``) and ``constraint_stabilization`` as
+    :func:`load_urdf` takes them."""
     if "forces" in data:
         raise ModelFileError(
             f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
@@ -198,7 +210,8 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         raise ModelFileError(f"{path}: 'frames' must be a list of link names (or \"all\")")
     contacts = data.get("contacts")
     if contacts is not None and not (isinstance(contacts, list) and all(isinstance(c, str) for c in contacts)):
-        raise ModelFileError(f"{path}: 'contacts' must be a list of LINK or LINK:point")
+        raise ModelFileError(f"{path}: 'contacts' must be a list of LINK, LINK:point or LINK:6d")
+    contact_at = data.get("contact_at")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -233,6 +246,7 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         base_orientation=orientation,
         frames=frames,
         contacts=contacts,
+        contact_at=None if contact_at is None else (contact_at, f"{path}: contact_at"),
         constraint_stabilization=data.get("constraint_stabilization", 0.0),
         drive=drive,
     )
