@@ -40,8 +40,11 @@ TIMED = (
     ("gymnasium", "half_cheetah.xml"),
     ("gymnasium", "ant.xml"),
     ("gymnasium", "humanoid.xml"),
+    ("gymnasium", "walker2d.xml"),
     ("dm_control", "cartpole.xml"),
-    ("dm_control", "quadruped.xml"),
+    ("dm_control", "cheetah.xml"),
+    ("robosuite", "robots/panda/robot.xml"),
+    ("robosuite", "robots/spot/robot.xml"),
 )
 QUICK = (("gymnasium", "hopper.xml"), ("gymnasium", "ant.xml"), ("dm_control", "acrobot.xml"))
 _counter = itertools.count()
@@ -287,7 +290,7 @@ def run_file(path: Path, *, timed: bool, max_nv: int, timeout: float) -> dict:
     return row
 
 
-def section(quick: bool, log, *, max_nv: int = 60, timeout: float = 300.0) -> dict:
+def section(quick: bool, log, *, max_nv: int = 100, timeout: float = 400.0) -> dict:
     """``python -m benchmarks``'s MJCF section (``quick``: three files); writes ``results/mjcf-<date>.json, .md``."""
     found = collections()
     rows, missing = [], {}
@@ -412,8 +415,8 @@ def markdown(report: dict) -> str:
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mjcf_corpus", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three files, nothing written")
-    parser.add_argument("--max-nv", type=int, default=60, help="skip models with more speeds (default 60)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file (default 300)")
+    parser.add_argument("--max-nv", type=int, default=100, help="skip models with more speeds (default 100)")
+    parser.add_argument("--timeout", type=float, default=400.0, help="seconds per file (default 400)")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # the child: one file, its row as JSON
     parser.add_argument("--timed", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
