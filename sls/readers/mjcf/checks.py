@@ -52,7 +52,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
                 name = element_name(m, "joint", j, "jnt")
                 fail(f"joint '{name}' has {what}: only linear springs and dampers are read")
     if m.njnt == 0:
-        fail("the model has no joints: nothing moves (sls reads hinge and slide joints)")
+        fail("the model has no joints: nothing moves (sls reads hinge, slide and free joints)")
     for e in range(m.neq):
         if m.eq_active0[e]:
             code = int(m.eq_type[e])
@@ -71,7 +71,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
             fail(f"body '{element_name(m, 'body', b, 'body')}' has gravcomp: gravity compensation is not modelled")
     for count, what in (("nflex", "flexes (deformable bodies)"), ("nplugin", "plugins")):
         if getattr(m, count, 0):
-            fail(f"the model has {what}: sls models rigid bodies with hinge and slide joints only")
+            fail(f"the model has {what}: sls models rigid bodies with hinge, slide and free joints only")
     driven = {int(m.actuator_trnid[i][0]) for i in range(m.nu) if int(m.actuator_trntype[i]) == act.TRN_TENDON}
     for t in range(m.ntendon):
         name = element_name(m, "tendon", t, "tendon")
