@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import casadi_target, ctarget, energy3d, free_flyer, peers, robots
+from . import casadi_target, ctarget, energy3d, free_flyer, mjcf_corpus, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -430,6 +430,7 @@ def main(argv=None) -> int:
         "floating_bases": floating,
         "casadi_target": casadi_report,
     }
+    report["mjcf_corpus"] = mjcf_corpus.section(args.quick, log)  # MJCF files against MuJoCo (its own results file)
     print(table(results))
     print()
     print(gen_table(gen_rows))

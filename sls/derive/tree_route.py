@@ -77,6 +77,8 @@ class TreeTerms(GraphTerms):
         if robot.springs != 0:
             spring = graph.from_sympy(robot.springs)
             self.springs = graph.gradient(spring, self.q)
+            if self.S is not None:  # the springs' forces along the speeds (a free-flyer's: Sᵀ ∂V_s/∂q)
+                self.springs = [entries[0] for entries in self.along_speeds([[f] for f in self.springs])]
             V = graph.add((V, spring))
         self.energies = (T, V)
 

@@ -68,8 +68,10 @@ class Base:
 @dataclass(frozen=True)
 class MujocoLayout:
     """Where a model read from an MJCF file keeps its coordinates in MuJoCo's ``qpos`` (``nq`` entries) and
-    ``qvel`` (``nv``): ``qpos[k]`` and ``qvel[k]`` are the addresses of coordinate ``k`` (``Robot.movable``
-    order) in them. Hinge and slide joints only: one entry in each per coordinate."""
+    ``qvel`` (``nv``): ``qpos[k]`` and ``qvel[k]`` are the addresses of coordinate ``k`` and speed ``k`` in them
+    (a free joint's seven and six first, its ``qx qy qz qw`` at MuJoCo's ``qw qx qy qz`` and its linear speeds in
+    its body's frame where MuJoCo's are in the world's; then one entry each per hinge or slide joint,
+    ``Robot.movable`` order)."""
 
     nq: int
     nv: int

@@ -6,7 +6,8 @@ resolves includes, defaults, ``fromto``, ``inertiafromgeom`` and meshes; sls rea
 * bodies (``body_parentid``, ``body_pos``, ``body_quat``, ``body_mass``, ``body_ipos``, ``body_iquat``,
   ``body_inertia``) and hinge and slide joints (``jnt_type``, ``jnt_axis``, ``jnt_pos``, ``qpos0``), built into
   the tree the URDF reader builds (:class:`~sls.model.tree.Robot`; :mod:`~sls.readers.mjcf.structure`), so the
-  tree route derives the dynamics;
+  tree route derives the dynamics; a free joint as the model's first joint is the quaternion free-flyer base
+  (:mod:`sls.model.free_flyer`, Pinocchio's layout; ball joints are refused);
 * joint ``armature`` (on ``M``'s diagonal), ``damping`` and ``frictionloss`` (the URDF reader's
   ``damping_<joint>``, ``friction_<joint>`` parameters: ``damping·q̇ + friction·tanh(q̇/friction_velocity)``),
   ``stiffness`` and ``springref`` (``½ stiffness_<joint> (q − springref_<joint>)²`` in ``V``);

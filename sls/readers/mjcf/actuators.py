@@ -61,17 +61,15 @@ def fixed_tendon(m: Any, t: int) -> dict | None:
     return coefficients
 
 
-def actuator_forces(m: Any, coordinate: dict, names: list, params: dict) -> tuple:
-    """``(inputs, forces)``: the input names and the n generalized forces, affine in the inputs.
+def actuator_forces(m: Any, joints: dict, n: int, taken: set) -> tuple:
+    """``(inputs, forces)``: the input names and the ``n`` generalized forces (one per speed), affine in the inputs.
 
-    ``coordinate`` maps a MuJoCo joint id to its coordinate index; ``names`` are the state names (q then q̇),
-    ``params`` the model's parameters (an input is named apart from both, see :func:`input_names`).
-    The caller has refused what is not modelled (:func:`sls.readers.mjcf.checks.refuse_unsupported`).
+    ``joints`` maps a MuJoCo joint id (hinge or slide) to ``(q, q̇, k)``: its coordinate's and rate's names and
+    the index of its speed; ``taken`` holds the state and parameter names (an input is named apart from them,
+    see :func:`input_names`). The caller has refused what is not modelled
+    (:func:`sls.readers.mjcf.checks.refuse_unsupported`).
     """
-    n = len(names) // 2
-    q = [symbol(s) for s in names[:n]]
-    dq = [symbol(s) for s in names[n:]]
-    inputs = input_names(m, set(names) | set(params) | {"g"})
+    inputs = input_names(m, set(taken) | {"g"})
     forces: list[list[sympy.Expr]] = [[] for _ in range(n)]
     for i, name in enumerate(inputs):
         gear = float(m.actuator_gear[i][0])
@@ -80,9 +78,9 @@ def actuator_forces(m: Any, coordinate: dict, names: list, params: dict) -> tupl
             coefficients = fixed_tendon(m, target) or {}
         else:
             coefficients = {target: 1.0}
-        moment = {coordinate[j]: number(gear * c) for j, c in coefficients.items() if gear * c != 0}
-        length = sympy.Add(*(arm * q[k] for k, arm in moment.items()))
-        velocity = sympy.Add(*(arm * dq[k] for k, arm in moment.items()))
+        moment = {j: number(gear * c) for j, c in coefficients.items() if gear * c != 0}
+        length = sympy.Add(*(arm * symbol(joints[j][0]) for j, arm in moment.items()))
+        velocity = sympy.Add(*(arm * symbol(joints[j][1]) for j, arm in moment.items()))
         gain_prm = [number(float(v)) for v in m.actuator_gainprm[i][:3]]
         gain = gain_prm[0]
         if int(m.actuator_gaintype[i]) == GAIN_AFFINE:
@@ -92,6 +90,6 @@ def actuator_forces(m: Any, coordinate: dict, names: list, params: dict) -> tupl
             bias_prm = [number(float(v)) for v in m.actuator_biasprm[i][:3]]
             bias = bias_prm[0] + bias_prm[1] * length + bias_prm[2] * velocity
         force = gain * symbol(name) + bias
-        for k, arm in moment.items():
-            forces[k].append(arm * force)
+        for j, arm in moment.items():
+            forces[joints[j][2]].append(arm * force)
     return inputs, [sympy.Add(*f) for f in forces]

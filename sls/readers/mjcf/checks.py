@@ -27,7 +27,8 @@ def _nonzero(m: Any, name: str, index: int) -> bool:
 
 def refuse_unsupported(m: Any, filename: str) -> None:
     """Raise :class:`~sls.errors.ModelFileError` (one line, starting with ``filename``) for the first element
-    sls does not model: ball and free joints, active equality constraints, fluid forces, gravity compensation,
+    sls does not model: ball joints, free joints other than the first joint (:func:`_check_free_joint`), active
+    equality constraints, fluid forces, gravity compensation,
     flexes, plugins, nonlinear springs and dampers, tendons with springs, dampers, friction or armature, spatial
     tendons an actuator drives, and actuators other than those :mod:`~sls.readers.mjcf.actuators` reads."""
 
@@ -36,10 +37,11 @@ def refuse_unsupported(m: Any, filename: str) -> None:
 
     for j in range(m.njnt):
         kind = int(m.jnt_type[j])
-        if kind in (FREE, BALL):
-            word = "free" if kind == FREE else "ball"
-            what = "quaternion bases are" if kind == FREE else "quaternion joints are"
-            fail(f"joint '{element_name(m, 'joint', j, 'jnt')}' is a {word} joint: {what} not read from MJCF yet")
+        if kind == BALL:
+            fail(f"joint '{element_name(m, 'joint', j, 'jnt')}' is a ball joint: ball (spherical) joints are not read "
+                 "from MJCF yet (free joints are, as the model's first joint)")
+        if kind == FREE:
+            _check_free_joint(m, j, fail)
         for field, what in (
             ("jnt_stiffnesspoly", "a nonlinear spring (stiffnesspoly)"),
             ("jnt_springyield", "a yielding spring (springyield)"),
@@ -50,7 +52,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
                 name = element_name(m, "joint", j, "jnt")
                 fail(f"joint '{name}' has {what}: only linear springs and dampers are read")
     if m.njnt == 0:
-        fail("the model has no joints: nothing moves (sls reads hinge and slide joints)")
+        fail("the model has no joints: nothing moves (sls reads hinge, slide and free joints)")
     for e in range(m.neq):
         if m.eq_active0[e]:
             code = int(m.eq_type[e])
@@ -69,7 +71,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
             fail(f"body '{element_name(m, 'body', b, 'body')}' has gravcomp: gravity compensation is not modelled")
     for count, what in (("nflex", "flexes (deformable bodies)"), ("nplugin", "plugins")):
         if getattr(m, count, 0):
-            fail(f"the model has {what}: sls models rigid bodies with hinge and slide joints only")
+            fail(f"the model has {what}: sls models rigid bodies with hinge, slide and free joints only")
     driven = {int(m.actuator_trnid[i][0]) for i in range(m.nu) if int(m.actuator_trntype[i]) == act.TRN_TENDON}
     for t in range(m.ntendon):
         name = element_name(m, "tendon", t, "tendon")
@@ -80,6 +82,32 @@ def refuse_unsupported(m: Any, filename: str) -> None:
         if t in driven and act.fixed_tendon(m, t) is None:
             fail(f"actuator on tendon '{name}': a spatial tendon's length is not modelled (fixed tendons only)")
     _check_actuators(m, fail)
+
+
+def _check_free_joint(m: Any, j: int, fail: Any) -> None:
+    """A free joint is read as the quaternion free-flyer of the tree's root (:mod:`sls.model.free_flyer`): only the
+    model's first joint (``qpos`` from 0, so the coordinates keep MuJoCo's order), and without what would not act
+    as MuJoCo's on the six speeds (a spring, frictionloss along the world's axes, armature, whose inertia MuJoCo
+    gives no velocity-product forces, an actuator)."""
+    name = element_name(m, "joint", j, "jnt")
+    if j != 0:
+        first = "another free joint" if int(m.jnt_type[0]) == FREE else f"joint '{element_name(m, 'joint', 0, 'jnt')}'"
+        fail(f"joint '{name}' is a free joint after {first}: sls reads one free joint, as the model's first joint "
+             "(a floating base)")
+    dofs = range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 6)
+    spring = float(m.jnt_stiffness[j]) != 0 and not int(m.opt.disableflags) & DISABLE_SPRING
+    friction = any(float(m.dof_frictionloss[k]) != 0 for k in dofs)
+    friction = friction and not int(m.opt.disableflags) & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
+    armature = any(float(m.dof_armature[k]) != 0 for k in dofs)
+    if spring or friction or armature:
+        what = "stiffness (a spring)" if spring else "frictionloss" if friction else "armature"
+        fail(f"free joint '{name}' has {what}: not read on a free joint; remove it")
+    if len({float(m.dof_damping[k]) for k in dofs}) > 1:
+        fail(f"free joint '{name}': its six dofs differ in damping: not read")
+    for i in range(m.nu):
+        if int(m.actuator_trntype[i]) in (act.TRN_JOINT, act.TRN_JOINTINPARENT) and int(m.actuator_trnid[i][0]) == j:
+            fail(f"actuator '{element_name(m, 'actuator', i, 'act')}' drives the free joint '{name}': not read "
+                 "(actuators on hinge and slide joints and fixed tendons only)")
 
 
 def _check_actuators(m: Any, fail: Any) -> None:

@@ -9,6 +9,11 @@ joined by massless links (like the URDF reader's floating and planar joints); th
 link's frame shifted by ``−a`` (no rotation), where its inertia and its children are attached. A body without
 joints is fixed to its parent. Coordinates are MuJoCo's ``qpos`` of the joints, so the converters to and from
 MuJoCo's ``qpos``/``qvel`` are a permutation.
+
+A free joint (MuJoCo allows it only on a body of the world, and sls only as the model's first joint,
+:func:`~sls.readers.mjcf.checks.refuse_unsupported`) becomes the tree's quaternion free-flyer
+(:data:`~sls.model.tree.FREE`, Pinocchio's layout, :mod:`sls.model.free_flyer`): MuJoCo places such a body at its
+``qpos`` directly (``body_pos`` and ``body_quat`` only give ``qpos0``), as the free-flyer places its link.
 """
 
 from __future__ import annotations
@@ -16,15 +21,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sls.model.tree import Inertial, Joint, MujocoLayout, Robot
+from sls.model.free_flyer import N_V
+from sls.model.tree import FREE as TREE_FREE
+from sls.model.tree import Base, Inertial, Joint, MujocoLayout, Robot
 from sls.readers.mjcf import frames
 from sls.readers.mjcf.frames import Matrix
+from sls.readers.urdf.structure import WRENCH_SUFFIXES
 
 #: MuJoCo's joint types (``mjtJoint``).
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 #: What a MuJoCo joint type becomes in the tree.
 TREE_KIND = {HINGE: "continuous", SLIDE: "prismatic"}
 ZERO = (0.0, 0.0, 0.0)
+#: Where a free joint's seven coordinates (``x y z qx qy qz qw``, the free-flyer's) sit in its ``qpos`` entries
+#: (MuJoCo's ``x y z qw qx qy qz``).
+FREE_QPOS = (0, 1, 2, 4, 5, 6, 3)
 
 
 def element_name(m: Any, kind: str, index: int, unnamed: str) -> str:
@@ -71,7 +82,8 @@ class _Builder:
 
 
 def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = True) -> Robot:
-    """The tree of the compiled model ``m`` (hinge and slide joints only; the caller refused the rest).
+    """The tree of the compiled model ``m`` (hinge and slide joints, and a free joint first; the caller refused
+    the rest).
 
     ``damping``/``friction``: whether the joints keep their ``damping``/``frictionloss`` (off when the file's
     ``<option><flag>`` disables them). Gravity not along −z of the world gets a root link below the world,
@@ -92,11 +104,20 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
         build.add(build.unique("gravity_frame", build.joint_names), "fixed", root, world, ZERO, rotation)
     places: dict[int, tuple[str, tuple]] = {0: (world, ZERO)}  # body → (link, the body's origin in that link)
     coordinates = []
+    free: int | None = None
+    bases: tuple = ()
     for b in range(1, m.nbody):
         link, offset = places[int(m.body_parentid[b])]
         xyz = tuple(offset[i] + float(m.body_pos[b][i]) for i in range(3))
         rotation = frames.quat_matrix(m.body_quat[b])
         joints = range(int(m.body_jntadr[b]), int(m.body_jntadr[b]) + int(m.body_jntnum[b]))
+        if joints and int(m.jnt_type[joints[0]]) == FREE:  # alone in its body (MuJoCo's rule), a body of the world
+            free = joints[0]
+            build.joints.append(Joint(names[free], TREE_FREE, link, bodies[b], offset, ZERO, (1.0, 0.0, 0.0), 0.0))
+            bases = (_free_base(names[free], bodies[b]),)
+            build.inertials[bodies[b]] = _inertial(m, b, ZERO)
+            places[b] = (bodies[b], ZERO)
+            continue
         if not joints:
             build.add(build.unique(f"{bodies[b]}_fixed", build.joint_names), "fixed", link, bodies[b], xyz, rotation)
             link, offset = bodies[b], ZERO
@@ -127,20 +148,33 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
             offset = xyz
         build.inertials[bodies[b]] = _inertial(m, b, offset)
         places[b] = (link, offset)
-    layout = MujocoLayout(
-        nq=int(m.nq),
-        nv=int(m.nv),
-        qpos=tuple(int(m.jnt_qposadr[j]) for j in coordinates),
-        qvel=tuple(int(m.jnt_dofadr[j]) for j in coordinates),
-    )
+    qpos = tuple(int(m.jnt_qposadr[j]) for j in coordinates)
+    qvel = tuple(int(m.jnt_dofadr[j]) for j in coordinates)
+    armature = tuple(float(m.dof_armature[m.jnt_dofadr[j]]) for j in coordinates)
+    if free is not None:  # its coordinates and speeds first; MuJoCo's linear speeds are in the world's frame
+        qpos = tuple(int(m.jnt_qposadr[free]) + k for k in FREE_QPOS) + qpos
+        qvel = tuple(int(m.jnt_dofadr[free]) + k for k in range(N_V)) + qvel
+        armature = tuple(float(m.dof_armature[m.jnt_dofadr[free] + k]) for k in range(N_V)) + armature
     return Robot(
         root=root,
         joints=tuple(build.joints),
         inertials=build.inertials,
+        bases=bases,
         name=m.names.split(b"\0", 1)[0].decode(errors="replace"),
-        armature=tuple(float(m.dof_armature[m.jnt_dofadr[j]]) for j in coordinates),
-        mujoco=layout,
+        armature=armature,
+        mujoco=MujocoLayout(nq=int(m.nq), nv=int(m.nv), qpos=qpos, qvel=qvel),
     )
+
+
+def _free_base(joint: str, link: str) -> Base:
+    """The free joint as a base of the tree: its body wrench (forces, then moments, along the body's axes) is
+    what a file without actuators drives it with (``<joint>_fx`` … ``<joint>_mz``)."""
+    unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)) * 2
+    wrench = tuple(
+        (suffix, direction if k < 3 else None, direction if k >= 3 else None)
+        for k, (suffix, direction) in enumerate(zip(WRENCH_SUFFIXES, unit))
+    )
+    return Base(joint, TREE_FREE, (joint,), link, wrench)
 
 
 def _inertial(m: Any, b: int, offset: tuple) -> Inertial:

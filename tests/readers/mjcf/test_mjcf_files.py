@@ -69,8 +69,33 @@ def one_line_error(tmp_path: Path, text: str, name: str = "bad.xml") -> str:
         ("<foo/>", "MuJoCo cannot compile it: XML Error: Unrecognized XML model type"),
         (body('<joint type="bad"/>'), "MuJoCo cannot compile it: XML Error: invalid keyword"),
         ('<robot name="r"><link name="a"/></robot>', "a URDF file (its root element is <robot>), not MJCF"),
-        (body('<freejoint name="root"/>'), "joint 'root' is a free joint: quaternion bases are not read from MJCF yet"),
-        (body('<joint name="ball" type="ball"/>'), "joint 'ball' is a ball joint: quaternion joints are not read"),
+        (body('<joint name="ball" type="ball"/>'), "joint 'ball' is a ball joint: ball (spherical) joints are not"),
+        (
+            f'<mujoco><worldbody><body name="a">{HINGE}<geom size="0.1"/></body>'
+            '<body name="b"><freejoint name="root"/><geom size="0.1"/></body></worldbody></mujoco>',
+            "joint 'root' is a free joint after joint 'h': sls reads one free joint, as the model's first joint",
+        ),
+        (
+            '<mujoco><worldbody><body name="a"><freejoint name="one"/><geom size="0.1"/></body>'
+            '<body name="b"><freejoint name="two"/><geom size="0.1"/></body></worldbody></mujoco>',
+            "joint 'two' is a free joint after another free joint",
+        ),
+        (
+            body('<joint name="root" type="free" frictionloss="0.1"/>'),
+            "free joint 'root' has frictionloss: not read on a free joint",
+        ),
+        (
+            body('<joint name="root" type="free" armature="0.1"/>'),
+            "free joint 'root' has armature: not read on a free joint",
+        ),
+        (
+            body('<joint name="root" type="free" stiffness="2"/>'),
+            "free joint 'root' has stiffness (a spring): not read on a free joint",
+        ),
+        (
+            body('<freejoint name="root"/>', '<actuator><motor name="push" joint="root"/></actuator>'),
+            "actuator 'push' drives the free joint 'root'",
+        ),
         ('<mujoco><worldbody><body><geom size="1"/></body></worldbody></mujoco>', "the model has no joints"),
         (
             body(HINGE, '<equality><joint name="lock" joint1="h"/></equality>'),
