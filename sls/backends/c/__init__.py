@@ -86,7 +86,10 @@ UNITS = {
     "c/_solve.c": "-O1",  # the other solving functions (qddot_fun, xdot_fun) and their batch loops
     "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
+    "c/_constrained.c": "-O3",  # a constrained model's solves (c/<name>_constrained.c): loops that vectorize
 }
+#: The unit of a constrained model's fused kernel (``<name>_constrained_terms``, :mod:`sls.backends.c.constrained`).
+TERMS_UNIT = "c/_solve.c"
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
@@ -112,7 +115,6 @@ class CBackend(Backend):
     suffixes = (".c", ".h")
     folders = ("c",)
     provides = "C's libm provides"
-    constrained = False
     speeds = True
     quaternions = True
     unroll_max = None
@@ -155,6 +157,7 @@ class CBackend(Backend):
         return [
             f"c/{name}.h",
             f"c/{name}.c",
+            *([f"c/{name}_constrained.c"] if getattr(model, "constrained", False) else []),
             f"{NATIVE}.c",
             native_file_name(),
             "__init__.py",
@@ -204,6 +207,18 @@ class CBackend(Backend):
         body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian, base)
         return c_function(function.name, body, failure)
 
+    def builders(self, dynamics: Any) -> dict:
+        """The base's builders; a constrained model's first solved function (:attr:`~sls.functions.Function.numeric`)
+        builds the fused kernel its C solves share (:func:`sls.backends.c.constrained.terms_function`)."""
+        result = super().builders(dynamics)
+        numeric = [f.name for f in functions.for_model(dynamics.model) if f.numeric]
+        if numeric:
+            from sls.backends.c.constrained import terms_function
+
+            paths = self.paths(dynamics.model)
+            result[numeric[0]] = lambda: terms_function(dynamics, paths)
+        return result
+
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.body import c_function, xdot_body
 
@@ -216,6 +231,7 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
+        from sls.backends.c.constrained import numeric_spec, solve_context, terms_model_function
         from sls.backends.c.lanes import LANES
         from sls.backends.c.spec import c_context, function_spec
 
@@ -224,7 +240,19 @@ class CBackend(Backend):
         prefix, names = self._names(model)
         ctx = {**ctx, **c_context(model, prefix, names)}
         chosen = functions.for_model(model)
-        specs = [function_spec(f, model, prefix, names, code[f.name]) for f in chosen]
+        specs = [
+            numeric_spec(f, model) if f.numeric else function_spec(f, model, prefix, names, code[f.name])
+            for f in chosen
+        ]
+        library = [spec for f, spec in zip(chosen, specs) if not f.numeric]  # the functions of c/<name>.c
+        units = {spec.name: unit_of(f) for f, spec in zip(chosen, specs) if not f.numeric}
+        solved = [spec for f, spec in zip(chosen, specs) if f.numeric]  # those of c/<name>_constrained.c
+        if solved:
+            terms = next(code[f.name] for f in chosen if f.numeric and code.get(f.name) is not None)
+            terms_spec = function_spec(terms_model_function(model), model, prefix, names, terms)
+            library.append(terms_spec)
+            units[terms_spec.name] = TERMS_UNIT
+        header = specs + library[len(library) - 1 :] if solved else specs  # the fused kernel last
         native = {
             "native": NATIVE,
             "limited": limited_api(),
@@ -233,8 +261,8 @@ class CBackend(Backend):
             "runtime": render.runtime_source(self.runtime_files()["native.c"]).removesuffix("\n"),
         }
         files = {
-            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=specs),
-            f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=specs),
+            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=header),
+            f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=library),
             f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
             "__init__.py": env.get_template("__init__.py.j2").render(
                 ctx=ctx, modules=functions.names(model), native=NATIVE
@@ -246,8 +274,16 @@ class CBackend(Backend):
             files["_free_flyer.py"] = self._free_flyer(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in specs if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
+        held = {unit: [f for f in library if units[f.name] == unit] for unit in UNITS}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
+        if solved:
+            text = render.tidy(
+                env.get_template("constrained.c.j2").render(
+                    ctx=ctx, functions=solved, solve=solve_context(model, prefix, chosen)
+                )
+            )
+            files[f"c/{prefix}_constrained.c"] = text
+            self.units["c/_constrained.c"] = text
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
     def _python_runtime(self, env: Any, ctx: dict) -> str:
