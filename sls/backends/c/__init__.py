@@ -88,13 +88,13 @@ UNITS = {
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
     "c/_constrained.c": "-O3",  # a constrained model's solves (c/<name>_constrained.c): loops that vectorize
 }
-#: The unit of a constrained model's fused kernel (``<name>_constrained_terms``, :mod:`sls.backends.c.constrained`).
-TERMS_UNIT = "c/_solve.c"
+
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
-#: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``): optimized, even the Jacobians.
-CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in names)
+#: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``; a constrained model's solves call
+#: ``constraint_jac_fun``): optimized, even the Jacobians.
+CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in names) | {"constraint_jac_fun"}
 
 
 def unit_of(function: functions.Function) -> str:
@@ -207,18 +207,6 @@ class CBackend(Backend):
         body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian, base)
         return c_function(function.name, body, failure)
 
-    def builders(self, dynamics: Any) -> dict:
-        """The base's builders; a constrained model's first solved function (:attr:`~sls.functions.Function.numeric`)
-        builds the fused kernel its C solves share (:func:`sls.backends.c.constrained.terms_function`)."""
-        result = super().builders(dynamics)
-        numeric = [f.name for f in functions.for_model(dynamics.model) if f.numeric]
-        if numeric:
-            from sls.backends.c.constrained import terms_function
-
-            paths = self.paths(dynamics.model)
-            result[numeric[0]] = lambda: terms_function(dynamics, paths)
-        return result
-
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.body import c_function, xdot_body
 
@@ -231,7 +219,7 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
-        from sls.backends.c.constrained import numeric_spec, solve_context, terms_model_function
+        from sls.backends.c.constrained import numeric_spec, solve_context
         from sls.backends.c.lanes import LANES
         from sls.backends.c.spec import c_context, function_spec
 
@@ -245,14 +233,7 @@ class CBackend(Backend):
             for f in chosen
         ]
         library = [spec for f, spec in zip(chosen, specs) if not f.numeric]  # the functions of c/<name>.c
-        units = {spec.name: unit_of(f) for f, spec in zip(chosen, specs) if not f.numeric}
         solved = [spec for f, spec in zip(chosen, specs) if f.numeric]  # those of c/<name>_constrained.c
-        if solved:
-            terms = next(code[f.name] for f in chosen if f.numeric and code.get(f.name) is not None)
-            terms_spec = function_spec(terms_model_function(model), model, prefix, names, terms)
-            library.append(terms_spec)
-            units[terms_spec.name] = TERMS_UNIT
-        header = specs + library[len(library) - 1 :] if solved else specs  # the fused kernel last
         native = {
             "native": NATIVE,
             "limited": limited_api(),
@@ -261,7 +242,7 @@ class CBackend(Backend):
             "runtime": render.runtime_source(self.runtime_files()["native.c"]).removesuffix("\n"),
         }
         files = {
-            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=header),
+            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=specs),
             f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=library),
             f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
             "__init__.py": env.get_template("__init__.py.j2").render(
@@ -274,12 +255,12 @@ class CBackend(Backend):
             files["_free_flyer.py"] = self._free_flyer(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in library if units[f.name] == unit] for unit in UNITS}
+        held = {unit: [f for f in library if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         if solved:
             text = render.tidy(
                 env.get_template("constrained.c.j2").render(
-                    ctx=ctx, functions=solved, solve=solve_context(model, prefix, chosen)
+                    ctx=ctx, functions=solved, solve=solve_context(model, chosen)
                 )
             )
             files[f"c/{prefix}_constrained.c"] = text
