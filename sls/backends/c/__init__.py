@@ -219,7 +219,7 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
-        from sls.backends.c.constrained import numeric_spec, solve_context
+        from sls.backends.c.constrained import DEPENDENT, numeric_spec, solve_context
         from sls.backends.c.lanes import LANES
         from sls.backends.c.spec import c_context, function_spec
 
@@ -248,7 +248,7 @@ class CBackend(Backend):
             "__init__.py": env.get_template("__init__.py.j2").render(
                 ctx=ctx, modules=functions.names(model), native=NATIVE
             ),
-            "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs),
+            "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs, dependent=DEPENDENT),
             "_runtime.py": self._python_runtime(env, ctx),
         }
         if ctx["free_flyer"]:
