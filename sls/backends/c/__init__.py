@@ -163,7 +163,7 @@ class CBackend(Backend):
             "__init__.py",
             "_runtime.py",
             "_dispatch.py",
-        ] + (["_free_flyer.py"] if has_free_flyer(model) else [])
+        ] + (["_free_flyer.py"] if has_free_flyer(model) else []) + (["_chart.py"] if chart_guarded(model) else [])
 
     def owns(self, path: Path) -> bool:
         if is_library_name(path.name):
@@ -234,7 +234,9 @@ class CBackend(Backend):
         ]
         library = [spec for f, spec in zip(chosen, specs) if not f.numeric]  # the functions of c/<name>.c
         solved = [spec for f, spec in zip(chosen, specs) if f.numeric]  # those of c/<name>_constrained.c
+        guarded = chart_guarded(model, chosen)
         native = {
+            "guarded": guarded,
             "native": NATIVE,
             "limited": limited_api(),
             "max_extra": max(model.n, model.m, 1),
@@ -248,11 +250,15 @@ class CBackend(Backend):
             "__init__.py": env.get_template("__init__.py.j2").render(
                 ctx=ctx, modules=functions.names(model), native=NATIVE
             ),
-            "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs, dependent=DEPENDENT),
+            "_dispatch.py": env.get_template("dispatch.py.j2").render(
+                ctx=ctx, functions=specs, dependent=DEPENDENT, guarded=guarded
+            ),
             "_runtime.py": self._python_runtime(env, ctx),
         }
         if ctx["free_flyer"]:
             files["_free_flyer.py"] = self._free_flyer(env, ctx)
+        if guarded:
+            files["_chart.py"] = self._chart(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
         held = {unit: [f for f in library if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
@@ -283,6 +289,15 @@ class CBackend(Backend):
         text = runtime_text(source, {"N_Q": ctx["n_q"], "N_V": ctx["n"]})
         return env.get_template("_free_flyer.py.j2").render(ctx=ctx, runtime=text)
 
+    def _chart(self, env: Any, ctx: dict) -> str:
+        """The Python target's ``_chart.py`` (the guard of a yaw-pitch-roll base's singularity)."""
+        from sls.backends.python.files import runtime_text
+
+        pitch = ", ".join(f'({p["index"]}, "{p["name"]}")' for p in ctx["chart_pitch"])
+        values = {"PITCH": f"({pitch},)", "MARGIN": ctx["chart_margin"]}
+        text = runtime_text(self.base("python").runtime_files()["_chart.py"], values)
+        return env.get_template("_chart.py.j2").render(ctx=ctx, runtime=text)
+
     def compile(self, files: dict, on_step: object = None) -> dict:
         """Compile the model's functions (:data:`UNITS`) and ``_native.c``, in parallel, into the extension:
         ``{file name: bytes}``."""
@@ -307,6 +322,22 @@ def has_free_flyer(model: Model) -> bool:
     """True for a robot whose root is a quaternion free-flyer (its package adds ``_free_flyer.py``)."""
     tree = getattr(model, "tree", None)
     return tree is not None and tree.free is not None
+
+
+#: The functions refusing states near a yaw-pitch-roll base's singularity, as the Python target's do, and the name
+#: their error gives (``xdot_fun`` calls ``qddot_fun`` there); a constrained model's solves have no such guard.
+CHART_GUARDED = {"qddot_fun": "qddot_fun", "linearized_model": "linearized_model", "xdot_fun": "qddot_fun"}
+
+
+def chart_guarded(model: Model, chosen: tuple | None = None) -> dict:
+    """The functions of ``model``'s package (``chosen``, default all) that refuse states near its yaw-pitch-roll
+    base's singularity (:data:`CHART_GUARDED`); empty without such a base."""
+    from sls.backends.render import chart_pitch
+
+    if not chart_pitch(model) or getattr(model, "constrained", False):
+        return {}
+    chosen = functions.for_model(model) if chosen is None else chosen
+    return {f.name: CHART_GUARDED[f.name] for f in chosen if f.name in CHART_GUARDED}
 
 
 def is_library_name(name: str) -> bool:
