@@ -90,7 +90,6 @@ UNITS = {
 }
 
 
-
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
 #: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``; a constrained model's solves call
 #: ``constraint_jac_fun``): optimized, even the Jacobians.
@@ -154,16 +153,20 @@ class CBackend(Backend):
 
     def file_names(self, model: Model) -> list:
         name = c_identifier(model.name)
-        return [
-            f"c/{name}.h",
-            f"c/{name}.c",
-            *([f"c/{name}_constrained.c"] if getattr(model, "constrained", False) else []),
-            f"{NATIVE}.c",
-            native_file_name(),
-            "__init__.py",
-            "_runtime.py",
-            "_dispatch.py",
-        ] + (["_free_flyer.py"] if has_free_flyer(model) else []) + (["_chart.py"] if chart_guarded(model) else [])
+        return (
+            [
+                f"c/{name}.h",
+                f"c/{name}.c",
+                *([f"c/{name}_constrained.c"] if getattr(model, "constrained", False) else []),
+                f"{NATIVE}.c",
+                native_file_name(),
+                "__init__.py",
+                "_runtime.py",
+                "_dispatch.py",
+            ]
+            + (["_free_flyer.py"] if has_free_flyer(model) else [])
+            + (["_chart.py"] if chart_guarded(model) else [])
+        )
 
     def owns(self, path: Path) -> bool:
         if is_library_name(path.name):

@@ -87,4 +87,3 @@ def numeric_spec(function: functions.Function, model: Model) -> CSpec:
         wrapper=False,
         notes=notes,
     )
-

@@ -55,7 +55,8 @@ ARM_SPEEDS = dict(
 #: A unit quaternion's attitude, driven by body torques: M = 4 E'IE is singular along q (the augmented solve).
 QUATERNION_TOML = """\
 state = ["q0", "q1", "q2", "q3", "dq0", "dq1", "dq2", "dq3"]
-T = "2*(I1*(-q1*dq0 + q0*dq1 + q3*dq2 - q2*dq3)^2 + I2*(-q2*dq0 - q3*dq1 + q0*dq2 + q1*dq3)^2 + I3*(-q3*dq0 + q2*dq1 - q1*dq2 + q0*dq3)^2)"
+T = '''2*(I1*(-q1*dq0 + q0*dq1 + q3*dq2 - q2*dq3)^2 + I2*(-q2*dq0 - q3*dq1 + q0*dq2 + q1*dq3)^2
+  + I3*(-q3*dq0 + q2*dq1 - q1*dq2 + q0*dq3)^2)'''
 V = "0"
 fric = "0"
 constraints = ["q0^2 + q1^2 + q2^2 + q3^2 - 1"]
