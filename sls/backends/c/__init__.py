@@ -87,6 +87,7 @@ UNITS = {
     "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
     "c/_constrained.c": "-O3",  # a constrained model's solves (c/<name>_constrained.c): loops that vectorize
+    "c/_terms.c": "-O2",  # their fused kernel (<name>_constrained_terms): one long function called at every step
 }
 
 
@@ -210,6 +211,18 @@ class CBackend(Backend):
         body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian, base)
         return c_function(function.name, body, failure)
 
+    def builders(self, dynamics: Any) -> dict:
+        """The base's builders; a constrained model's first solved function (:attr:`~sls.functions.Function.numeric`)
+        builds the fused kernel its C solves share (:func:`sls.backends.c.constrained.terms_function`)."""
+        result = super().builders(dynamics)
+        numeric = [f.name for f in functions.for_model(dynamics.model) if f.numeric]
+        if numeric:
+            from sls.backends.c.constrained import terms_function
+
+            paths = self.paths(dynamics.model)
+            result[numeric[0]] = lambda: terms_function(dynamics, paths)
+        return result
+
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.body import c_function, xdot_body
 
@@ -222,7 +235,7 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
-        from sls.backends.c.constrained import DEPENDENT, numeric_spec, solve_context
+        from sls.backends.c.constrained import DEPENDENT, numeric_spec, solve_context, terms_model_function
         from sls.backends.c.lanes import LANES
         from sls.backends.c.spec import c_context, function_spec
 
@@ -237,6 +250,12 @@ class CBackend(Backend):
         ]
         library = [spec for f, spec in zip(chosen, specs) if not f.numeric]  # the functions of c/<name>.c
         solved = [spec for f, spec in zip(chosen, specs) if f.numeric]  # those of c/<name>_constrained.c
+        units = {spec.name: unit_of(functions.BY_NAME[spec.name]) for spec in library}
+        header = specs
+        if solved:  # the fused kernel of the solves, built with the first of them (CBackend.builders)
+            kernel = next(code[f.name] for f in chosen if f.numeric and code.get(f.name) is not None)
+            terms = function_spec(terms_model_function(model), model, prefix, names, kernel)
+            library, header, units[terms.name] = [*library, terms], [*specs, terms], "c/_terms.c"
         guarded = chart_guarded(model, chosen)
         native = {
             "guarded": guarded,
@@ -247,7 +266,7 @@ class CBackend(Backend):
             "runtime": render.runtime_source(self.runtime_files()["native.c"]).removesuffix("\n"),
         }
         files = {
-            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=specs),
+            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=header),
             f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=library),
             f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
             "__init__.py": env.get_template("__init__.py.j2").render(
@@ -264,12 +283,12 @@ class CBackend(Backend):
             files["_chart.py"] = self._chart(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in library if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
+        held = {unit: [f for f in library if units[f.name] == unit] for unit in UNITS}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         if solved:
             text = render.tidy(
                 env.get_template("constrained.c.j2").render(
-                    ctx=ctx, functions=solved, solve=solve_context(model, chosen)
+                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, code)
                 )
             )
             files[f"c/{prefix}_constrained.c"] = text
