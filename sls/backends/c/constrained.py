@@ -180,8 +180,8 @@ def unrolled_solve(n: int, k: int, mass: set[int], jacobian: set[int]) -> list[s
 
     The textbook Schur complement on ``M``: the same ``q̈`` and ``λ`` as the augmented solve of the loops (the Python
     target's, ``M + AᵀWA``) where ``M`` is positive definite; where a pivot is below :data:`PIVOT` of its diagonal
-    entry it returns ``-1`` and the caller solves with the loops. Reads ``M`` (n × n), ``A`` (k × n), ``f`` (n), ``g`` (k); writes ``qddot`` (n) and
-    ``lam`` (k)."""
+    entry it returns ``-1`` and the caller solves with the loops. Reads ``M`` (n × n), ``A`` (k × n), ``f`` (n),
+    ``g`` (k); writes ``qddot`` (n) and ``lam`` (k)."""
 
     def rev(a: int) -> int:
         return n - 1 - a
