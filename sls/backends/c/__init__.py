@@ -13,7 +13,11 @@
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
   errors, through the compiled batch loop): the Python target's API; for a
   robot with a quaternion base also the Python target's ``DIR/_free_flyer.py``
-  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`).
+  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`), for a
+  yaw-pitch-roll base its ``DIR/_chart.py`` (the compiled calls refuse states near the chart's
+  singularity as the Python target's do: :func:`chart_guarded`);
+* for a constrained model ``DIR/c/<name>_constrained.c``: its solves in C
+  (:mod:`sls.backends.c.constrained`, ``templates/c/constrained.c.j2``).
 
 Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
