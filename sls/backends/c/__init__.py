@@ -90,9 +90,10 @@ UNITS = {
     "c/_solve.c": "-O1",  # the other solving functions (qddot_fun, xdot_fun) and their batch loops
     "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
-    "c/_constrained.c": "-O3",  # a constrained model's solves (c/<name>_constrained.c): loops that vectorize
-    "c/_terms.c": "-O2",  # their fused kernel (<name>_constrained_terms): one long function called at every step
 }
+#: A constrained model's two more units: its solves (``c/<name>_constrained.c``) and their fused kernel
+#: (``<name>_constrained_terms``, one long function called at every step).
+CONSTRAINED_UNITS = {"c/_constrained.c": "-O3", "c/_terms.c": "-O2"}
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
@@ -287,7 +288,7 @@ class CBackend(Backend):
             files["_chart.py"] = self._chart(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in library if units[f.name] == unit] for unit in UNITS}
+        held = {unit: [f for f in library if units[f.name] == unit] for unit in {**UNITS, **CONSTRAINED_UNITS}}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
         if solved:
             text = render.tidy(
@@ -335,7 +336,8 @@ class CBackend(Backend):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             objects = [f"unit{k}.o" for k in range(len(self.units))] + ["native.o"]
-            steps = [[UNITS[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
+            flags = {**UNITS, **CONSTRAINED_UNITS}
+            steps = [[flags[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
             steps.append(
                 ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"]
             )
