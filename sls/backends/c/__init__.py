@@ -97,9 +97,8 @@ CONSTRAINED_UNITS = {"c/_constrained.c": "-O3", "c/_terms.c": "-O2"}
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
-#: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``; a constrained model's solves call
-#: ``constraint_jac_fun``): optimized, even the Jacobians.
-CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in names) | {"constraint_jac_fun"}
+#: ``qdot_fun``, ``linearized_model`` calls ``qdot_jac_fun``): optimized, even the Jacobians.
+CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in names)
 
 
 def unit_of(function: functions.Function) -> str:
@@ -293,7 +292,7 @@ class CBackend(Backend):
         if solved:
             text = render.tidy(
                 env.get_template("constrained.c.j2").render(
-                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, code)
+                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, kernel)
                 )
             )
             files[f"c/{prefix}_constrained.c"] = text
@@ -352,20 +351,17 @@ def has_free_flyer(model: Model) -> bool:
     return tree is not None and tree.free is not None
 
 
-#: The functions refusing states near a yaw-pitch-roll base's singularity, as the Python target's do, and the name
-#: their error gives (``xdot_fun`` calls ``qddot_fun`` there); a constrained model's solves have no such guard.
-CHART_GUARDED = {"qddot_fun": "qddot_fun", "linearized_model": "linearized_model", "xdot_fun": "qddot_fun"}
-
-
 def chart_guarded(model: Model, chosen: tuple | None = None) -> dict:
     """The functions of ``model``'s package (``chosen``, default all) that refuse states near its yaw-pitch-roll
-    base's singularity (:data:`CHART_GUARDED`); empty without such a base."""
+    base's singularity, as the Python target's do, and the name their error gives: the solving functions, and those
+    computed from one (``xdot_fun``: its error names ``qddot_fun``); empty without such a base, and for a constrained
+    model (whose solves have no such guard in the Python target)."""
     from sls.backends.render import chart_pitch
 
     if not chart_pitch(model) or getattr(model, "constrained", False):
         return {}
     chosen = functions.for_model(model) if chosen is None else chosen
-    return {f.name: CHART_GUARDED[f.name] for f in chosen if f.name in CHART_GUARDED}
+    return {f.name: f.uses or f.name for f in chosen if f.solve or (f.uses and functions.BY_NAME[f.uses].solve)}
 
 
 def is_library_name(name: str) -> bool:

@@ -86,30 +86,33 @@ def terms_function(dynamics: Any, paths: list) -> CFunction:
     return CFunction(TERMS_NAME, statements, [Part(statements)])
 
 
-def solve_context(model: Model, chosen: tuple, code: dict) -> dict:
-    """What ``templates/c/constrained.c.j2`` needs besides the model's context: the functions ``chosen``
-    (the package's), the size of ``contact_forces_fun``'s output (the last multipliers), the kind of state, and the
-    unrolled solve (:func:`unrolled_solve`, on the structure of the C code of ``M_fun`` and ``constraint_jac_fun``
-    in ``code``)."""
-    forces = next((f for f in chosen if f.name == "contact_forces_fun"), None)
+def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
+    """What ``templates/c/constrained.c.j2`` needs besides the model's context: each solved function's role (its
+    :attr:`~sls.functions.Function.solve`, or ``"multipliers"``: it writes the last multipliers, as many as its
+    output holds), whether the package linearizes, the kind of state, and the unrolled solve
+    (:func:`unrolled_solve`, on the structure of ``M`` and ``A`` in the fused kernel's code ``terms``)."""
+    n, k = model.n, model.k
+    stored = stored_pattern(terms)
     tree = getattr(model, "tree", None)
-    unrolled = unrolled_solve(
-        model.n, model.k, stored_pattern(code["M_fun"]), stored_pattern(code["constraint_jac_fun"])
-    )
     return {
         "dependent": DEPENDENT,
-        "force_size": math.prod(functions.model_sizes(forces.outputs[0][1], model)) if forces else 0,
-        "has": sorted(f.name for f in chosen),
+        "roles": {f.name: f.solve or "multipliers" for f in chosen if f.numeric},
+        "linearizes": any(f.numeric and f.solve == functions.LINEARIZATION for f in chosen),
         "speeds": getattr(model, "kinematics", None) is not None,
         "free_flyer": tree is not None and tree.free is not None,
-        "unrolled": unrolled,
+        "unrolled": unrolled_solve(
+            n,
+            k,
+            {i for i in stored if i < n * n},
+            {i - n * n - n for i in stored if n * n + n <= i < n * n + n + k * n},
+        ),
     }
 
 
 def numeric_spec(function: functions.Function, model: Model) -> CSpec:
     """The :class:`~sls.backends.c.spec.CSpec` of a solved function (its C is ``templates/c/constrained.c.j2``'s:
     no statements of its own)."""
-    from sls.backends.c.spec import COutput, CSpec, _argument_doc, c_string
+    from sls.backends.c.spec import COutput, CSpec, c_string
 
     arguments = [a.name for a in function.arguments]
     outputs = []
@@ -120,7 +123,14 @@ def numeric_spec(function: functions.Function, model: Model) -> CSpec:
     signature = ", ".join(arguments)
     if model.params:
         signature += ", *, " + ", ".join(p if v is None else f"{p}={float(v)!r}" for p, v in model.params.items())
-    doc = f"{function.name}($module, {signature})\n--\n\n{function.summary}\n\n" + _argument_doc(function, model)
+    lines = [
+        f"{a.name}: shape ({size},) or (..., {size}); leading axes are a batch."
+        for a, size in zip(function.arguments, (functions.model_sizes((a.size,), model)[0] for a in function.arguments))
+    ]
+    lines += [f"Returns {o.name}: shape {o.shape}, or (...,) + {o.shape} for a batch." for o in outputs]
+    if model.params:
+        lines.append("Parameters are keyword arguments (numbers, or arrays broadcast against the batch).")
+    doc = f"{function.name}($module, {signature})\n--\n\n{function.summary}\n\n" + "\n".join(lines)
     notes = (
         "Constrained: M qddot = f + A' lambda with A qddot = g, solved in <name>_constrained.c; returns",
         f"{DEPENDENT} (outputs untouched) where the constraints are dependent (A (M + A'WA)^-1 A' singular).",
