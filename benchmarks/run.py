@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import casadi_target, ctarget, energy3d, free_flyer, mjcf_corpus, peers, robots
+from . import c_contacts, casadi_target, ctarget, energy3d, free_flyer, mjcf_corpus, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -405,6 +405,8 @@ def main(argv=None) -> int:
     energy = energy3d.section(args.quick, log)
     log("floating bases: quaternion and Euler against Pinocchio's free-flyer (python -m benchmarks.free_flyer)")
     floating = free_flyer.section(args.quick, log)
+    log("C target on Solo-12: contacts and frames against Pinocchio (python -m benchmarks.c_contacts)")
+    standing = c_contacts.section(args.quick, log)
     log("CasADi target (python -m benchmarks.casadi_target)")
     try:
         casadi_report = casadi_target.run(args.quick, log)
@@ -428,6 +430,7 @@ def main(argv=None) -> int:
         "robot_files": robot_files,
         "energy_3d": energy,
         "floating_bases": floating,
+        "c_contacts": standing,
         "casadi_target": casadi_report,
     }
     report["mjcf_corpus"] = mjcf_corpus.section(args.quick, log)  # MJCF files against MuJoCo (its own results file)
@@ -442,6 +445,8 @@ def main(argv=None) -> int:
     print(ctarget.table(compiled))
     print()
     print(free_flyer.table(floating))
+    print()
+    print(c_contacts.table(standing))
     print()
     print(casadi_report["skipped"] if "skipped" in casadi_report else casadi_target.table(casadi_report))
     print()

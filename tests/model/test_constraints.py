@@ -821,21 +821,22 @@ def test_runtime_names_a_state_where_the_constrained_dynamics_are_singular(tmp_p
         pkg.qddot_fun(np.zeros(8), np.zeros(3))  # q = 0: A = 2q' vanishes and M = 0
 
 
-@pytest.mark.parametrize("target", ["c"])
-def test_the_c_target_refuses_singular_mass_constrained_models_in_one_line(tmp_path, target):
+def test_the_c_target_solves_singular_mass_constrained_models_as_the_python_target(tmp_path):
+    """The four-bar with a massless link (M only semi-definite): the C target's augmented solve."""
     from click.testing import CliRunner
+    from conftest import import_package
 
     from sls.cli.app import main
 
-    result = CliRunner().invoke(
-        main, ["generate", "four_bar", "--param", "mb=0", "--target", target, "--out", str(tmp_path / "out"), "-q"]
-    )
-    assert result.exit_code == 1
-    assert result.stderr.strip().splitlines() == [
-        f"error: --target {target} does not support constrained models yet (constraints, velocity_constraints): "
-        "generate them with the default --target python"
-    ]
-    assert not (tmp_path / "out").exists()
+    for target in ("python", "c"):
+        out = str(tmp_path / target)
+        result = CliRunner().invoke(main, ["generate", "four_bar", "--param", "mb=0", "--target", target, "--out", out])
+        assert result.exit_code == 0, result.output
+    py, c = import_package(tmp_path / "python"), import_package(tmp_path / "c")
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        x, u = rng.uniform(-2, 2, 6), rng.uniform(-1, 1, 1)
+        np.testing.assert_allclose(c.qddot_fun(x, u), py.qddot_fun(x, u), rtol=1e-10, atol=1e-10)
 
 
 def test_the_matlab_target_generates_singular_mass_constrained_models(tmp_path):

@@ -13,7 +13,11 @@
   checks and errors) and ``DIR/_dispatch.py`` (batches, broadcasting and
   errors, through the compiled batch loop): the Python target's API; for a
   robot with a quaternion base also the Python target's ``DIR/_free_flyer.py``
-  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`).
+  (its ``linearized_model`` in the tangent space is C: :mod:`sls.backends.c.tangent`), for a
+  yaw-pitch-roll base its ``DIR/_chart.py`` (the compiled calls refuse states near the chart's
+  singularity as the Python target's do: :func:`chart_guarded`);
+* for a constrained model ``DIR/c/<name>_constrained.c``: its solves in C
+  (:mod:`sls.backends.c.constrained`, ``templates/c/constrained.c.j2``).
 
 Printing: the expanded route through :class:`~sls.backends.c.printer.CPrinter` (sympy's C99 printer
 with exact float literals, no integer division, products for small powers),
@@ -87,6 +91,9 @@ UNITS = {
     "c/_eval.c": "-O1",  # the other functions a controller calls at every step: M_fun, C_fun, tau_fun, phi_fun, ...
     "c/_jac.c": "-O0",  # the Jacobians (M_jac_fun, C_jac_fun, phi_jac_fun, ...): long, rarely called
 }
+#: A constrained model's two more units: its solves (``c/<name>_constrained.c``) and their fused kernel
+#: (``<name>_constrained_terms``, one long function called at every step).
+CONSTRAINED_UNITS = {"c/_constrained.c": "-O3", "c/_terms.c": "-O2"}
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
@@ -112,7 +119,6 @@ class CBackend(Backend):
     suffixes = (".c", ".h")
     folders = ("c",)
     provides = "C's libm provides"
-    constrained = False
     speeds = True
     quaternions = True
     unroll_max = None
@@ -152,15 +158,20 @@ class CBackend(Backend):
 
     def file_names(self, model: Model) -> list:
         name = c_identifier(model.name)
-        return [
-            f"c/{name}.h",
-            f"c/{name}.c",
-            f"{NATIVE}.c",
-            native_file_name(),
-            "__init__.py",
-            "_runtime.py",
-            "_dispatch.py",
-        ] + (["_free_flyer.py"] if has_free_flyer(model) else [])
+        return (
+            [
+                f"c/{name}.h",
+                f"c/{name}.c",
+                *([f"c/{name}_constrained.c"] if getattr(model, "constrained", False) else []),
+                f"{NATIVE}.c",
+                native_file_name(),
+                "__init__.py",
+                "_runtime.py",
+                "_dispatch.py",
+            ]
+            + (["_free_flyer.py"] if has_free_flyer(model) else [])
+            + (["_chart.py"] if chart_guarded(model) else [])
+        )
 
     def owns(self, path: Path) -> bool:
         if is_library_name(path.name):
@@ -204,6 +215,18 @@ class CBackend(Backend):
         body = solve_body(function.solve, programs[0], model.n, model.m, prefix, rates_jacobian, base)
         return c_function(function.name, body, failure)
 
+    def builders(self, dynamics: Any) -> dict:
+        """The base's builders; a constrained model's first solved function (:attr:`~sls.functions.Function.numeric`)
+        builds the fused kernel its C solves share (:func:`sls.backends.c.constrained.terms_function`)."""
+        result = super().builders(dynamics)
+        numeric = [f.name for f in functions.for_model(dynamics.model) if f.numeric]
+        if numeric:
+            from sls.backends.c.constrained import terms_function
+
+            paths = self.paths(dynamics.model)
+            result[numeric[0]] = lambda: terms_function(dynamics, paths)
+        return result
+
     def wrapper(self, function: functions.Function, model: Model) -> Any:
         from sls.backends.c.body import c_function, xdot_body
 
@@ -216,6 +239,7 @@ class CBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
+        from sls.backends.c.constrained import DEPENDENT, numeric_spec, solve_context, terms_model_function
         from sls.backends.c.lanes import LANES
         from sls.backends.c.spec import c_context, function_spec
 
@@ -224,8 +248,21 @@ class CBackend(Backend):
         prefix, names = self._names(model)
         ctx = {**ctx, **c_context(model, prefix, names)}
         chosen = functions.for_model(model)
-        specs = [function_spec(f, model, prefix, names, code[f.name]) for f in chosen]
+        specs = [
+            numeric_spec(f, model) if f.numeric else function_spec(f, model, prefix, names, code[f.name])
+            for f in chosen
+        ]
+        library = [spec for f, spec in zip(chosen, specs) if not f.numeric]  # the functions of c/<name>.c
+        solved = [spec for f, spec in zip(chosen, specs) if f.numeric]  # those of c/<name>_constrained.c
+        units = {spec.name: unit_of(functions.BY_NAME[spec.name]) for spec in library}
+        header = specs
+        if solved:  # the fused kernel of the solves, built with the first of them (CBackend.builders)
+            kernel = next(code[f.name] for f in chosen if f.numeric and code.get(f.name) is not None)
+            terms = function_spec(terms_model_function(model), model, prefix, names, kernel)
+            library, header, units[terms.name] = [*library, terms], [*specs, terms], "c/_terms.c"
+        guarded = chart_guarded(model, chosen)
         native = {
+            "guarded": guarded,
             "native": NATIVE,
             "limited": limited_api(),
             "max_extra": max(model.n, model.m, 1),
@@ -233,21 +270,33 @@ class CBackend(Backend):
             "runtime": render.runtime_source(self.runtime_files()["native.c"]).removesuffix("\n"),
         }
         files = {
-            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=specs),
-            f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=specs),
+            f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=header),
+            f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=library),
             f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
             "__init__.py": env.get_template("__init__.py.j2").render(
                 ctx=ctx, modules=functions.names(model), native=NATIVE
             ),
-            "_dispatch.py": env.get_template("dispatch.py.j2").render(ctx=ctx, functions=specs),
+            "_dispatch.py": env.get_template("dispatch.py.j2").render(
+                ctx=ctx, functions=specs, dependent=DEPENDENT, guarded=guarded
+            ),
             "_runtime.py": self._python_runtime(env, ctx),
         }
         if ctx["free_flyer"]:
             files["_free_flyer.py"] = self._free_flyer(env, ctx)
+        if guarded:
+            files["_chart.py"] = self._chart(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
         template = env.get_template("model.c.j2")
-        held = {unit: [f for f in specs if unit_of(functions.BY_NAME[f.name]) == unit] for unit in UNITS}
+        held = {unit: [f for f in library if units[f.name] == unit] for unit in {**UNITS, **CONSTRAINED_UNITS}}
         self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
+        if solved:
+            text = render.tidy(
+                env.get_template("constrained.c.j2").render(
+                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, kernel)
+                )
+            )
+            files[f"c/{prefix}_constrained.c"] = text
+            self.units["c/_constrained.c"] = text
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
     def _python_runtime(self, env: Any, ctx: dict) -> str:
@@ -266,6 +315,15 @@ class CBackend(Backend):
         text = runtime_text(source, {"N_Q": ctx["n_q"], "N_V": ctx["n"]})
         return env.get_template("_free_flyer.py.j2").render(ctx=ctx, runtime=text)
 
+    def _chart(self, env: Any, ctx: dict) -> str:
+        """The Python target's ``_chart.py`` (the guard of a yaw-pitch-roll base's singularity)."""
+        from sls.backends.python.files import runtime_text
+
+        pitch = ", ".join(f'({p["index"]}, "{p["name"]}")' for p in ctx["chart_pitch"])
+        values = {"PITCH": f"({pitch},)", "MARGIN": ctx["chart_margin"]}
+        text = runtime_text(self.base("python").runtime_files()["_chart.py"], values)
+        return env.get_template("_chart.py.j2").render(ctx=ctx, runtime=text)
+
     def compile(self, files: dict, on_step: object = None) -> dict:
         """Compile the model's functions (:data:`UNITS`) and ``_native.c``, in parallel, into the extension:
         ``{file name: bytes}``."""
@@ -277,7 +335,8 @@ class CBackend(Backend):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             objects = [f"unit{k}.o" for k in range(len(self.units))] + ["native.o"]
-            steps = [[UNITS[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
+            flags = {**UNITS, **CONSTRAINED_UNITS}
+            steps = [[flags[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
             steps.append(
                 ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"]
             )
@@ -290,6 +349,19 @@ def has_free_flyer(model: Model) -> bool:
     """True for a robot whose root is a quaternion free-flyer (its package adds ``_free_flyer.py``)."""
     tree = getattr(model, "tree", None)
     return tree is not None and tree.free is not None
+
+
+def chart_guarded(model: Model, chosen: tuple | None = None) -> dict:
+    """The functions of ``model``'s package (``chosen``, default all) that refuse states near its yaw-pitch-roll
+    base's singularity, as the Python target's do, and the name their error gives: the solving functions, and those
+    computed from one (``xdot_fun``: its error names ``qddot_fun``); empty without such a base, and for a constrained
+    model (whose solves have no such guard in the Python target)."""
+    from sls.backends.render import chart_pitch
+
+    if not chart_pitch(model) or getattr(model, "constrained", False):
+        return {}
+    chosen = functions.for_model(model) if chosen is None else chosen
+    return {f.name: f.uses or f.name for f in chosen if f.solve or (f.uses and functions.BY_NAME[f.uses].solve)}
 
 
 def is_library_name(name: str) -> bool:

@@ -613,12 +613,6 @@ def test_piecewise_terms_agree(tmp_path):
         compile_strict(tmp_path / method / "c" / "c" / "bounce.c", tmp_path)
 
 
-def test_constrained_models_are_refused_in_one_line(tmp_path):
-    with pytest.raises(sls.ModelError, match="--target c does not support constrained models"):
-        sls.generate(sls.load_example("four_bar"), tmp_path / "out", target="c")
-    assert not (tmp_path / "out").exists()
-
-
 def test_readme_c_example_compiles_and_agrees(tmp_path):
     """The C page's program (docs/c-target.md) against the cart-pole it generates."""
     import re
