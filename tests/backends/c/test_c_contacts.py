@@ -89,6 +89,29 @@ def test_every_solve_equals_the_python_target(standing):
                 np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(w).max()), err_msg=name)
 
 
+def test_a_flat_foot_beside_point_feet_equals_the_python_target(tmp_path):
+    """One foot held flat (6-D) and three point feet: the C package's solves equal the Python target's (which
+    tests/derive/test_tree_contacts6d.py checks against constraintDynamics), contact_forces_fun (4, 6) with the
+    point feet's moments zero."""
+    model = load_urdf(
+        SOLO, floating_base=True, contacts=["FL_FOOT:6d", "FR_FOOT", "HL_FOOT", "HR_FOOT"], name="solo_mixed"
+    )
+    sls.generate(model, tmp_path / "c", target="c")
+    sls.generate(model, tmp_path / "py")
+    c, py = import_package(tmp_path / "c"), import_package(tmp_path / "py")
+    peer, _, _ = peer_contacts()
+    rng = np.random.default_rng(15)
+    states = np.array([random_state(peer, rng) for _ in range(5)])
+    inputs = rng.normal(size=(5, c.N_INPUTS))
+    for name in ("vdot_fun", "multipliers_fun", "contact_forces_fun"):
+        for x, u in [*zip(states, inputs), (states, inputs)]:
+            want, got = getattr(py, name)(x, u), getattr(c, name)(x, u)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max()), err_msg=name)
+    forces = c.contact_forces_fun(states[0], inputs[0])
+    assert forces.shape == (4, 6) and not forces[1:, 3:].any() and forces[0, 3:].any()
+
+
 def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
     """Solo-12 on its four feet driven by its twelve joint motors, in C: sls.control.lqr at a standing pose, a 0.3 m/s
     push of the trunk: after 2 s the trunk is back at its height within 1 cm and the feet stay where they stand."""
