@@ -345,7 +345,8 @@ def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(tmp_path):
     """Point contacts on a quaternion base: the KKT solve, contact_forces_fun (the last multipliers, one row per
     foot) and the tangent-space linearization of the constrained dynamics."""
     pin = pytest.importorskip("pinocchio")
-    urdf = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    robots = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots"
+    urdf = robots / "solo_description/robots/solo12.urdf"
     if not urdf.is_file():
         pytest.skip("example-robot-data is not installed")
     feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
