@@ -33,15 +33,27 @@ class JaxBackend(Backend):
     header_mark = HEADER_MARK
     suffixes = (".py",)
     provides = "jax.numpy provides"
-    constrained = False
-    speeds = False
-    quaternions = False
+    constrained = True
+    speeds = True
+    quaternions = True
     #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky.
     #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
     unroll_max = 0
 
+    def check_model(self, model: Model) -> None:
+        super().check_model(model)
+        if len(model.q) != len(model.dq) and (model.tree is None or model.tree.free is None):
+            from sls.errors import ModelError
+
+            raise ModelError(
+                "--target jax supports fewer speeds than coordinates for a robot's quaternion free-flyer base only: "
+                "generate the model with the default --target python"
+            )
+
     def file_names(self, model: Model) -> list:
-        return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
+        extra = ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
+        extra += ["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else []
+        return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py", *extra]
 
     def paths(self, model: Model) -> list:
         from sls.backends.jax.printer import PATHS

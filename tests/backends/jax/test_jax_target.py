@@ -45,18 +45,37 @@ def pair(model: sls.Model, folder, method: str = "auto"):
     return import_package(folder / "py"), import_package(folder / "jx")
 
 
+#: The functions of a state and an input (the rest take the state alone, or are listed below).
+WITH_INPUT = ("qddot_fun", "vdot_fun", "xdot_fun", "linearized_model", "multipliers_fun", "contact_forces_fun")
+
+
+#: The functions of a quaternion base's configuration space (no parameters).
+CONFIGURATION = ("integrate", "difference", "normalize", "to_mujoco", "from_mujoco")
+
+
 def arguments(name: str, package, x: np.ndarray, rng: np.random.Generator) -> tuple:
     """The positional arguments of function ``name`` at the state(s) ``x``."""
-    if name in ("qddot_fun", "xdot_fun", "linearized_model"):
-        return (x, rng.normal(size=x.shape[:-1] + (package.N_INPUTS,)))
+    batch, n_q = x.shape[:-1], len(package.STATE) - package.N_DOF
+    if name in WITH_INPUT:
+        return (x, rng.normal(size=batch + (package.N_INPUTS,)))
     if name == "tau_fun":
-        return (x, rng.normal(size=x.shape[:-1] + (package.N_DOF,)))
+        return (x, rng.normal(size=batch + (package.N_DOF,)))
+    if name in ("integrate", "from_mujoco"):  # (q, dq) / (qpos, qvel)
+        return (x[..., :n_q], rng.normal(size=batch + (package.N_DOF,)))
+    if name == "difference":
+        return (x[..., :n_q], states(package, rng, batch)[..., :n_q])
+    if name == "normalize":
+        return (2.0 * x[..., :n_q],)
     return (x,)
 
 
 def states(package, rng: np.random.Generator, batch: tuple) -> np.ndarray:
-    """States near the origin (positions in ±1, speeds in ±1), of shape ``batch + (n_x,)``."""
-    return rng.uniform(-1.0, 1.0, size=batch + (len(package.STATE),))
+    """States near the origin (positions in ±1, speeds in ±1; a unit quaternion [qx, qy, qz, qw] at 3:7 for a
+    quaternion base), of shape ``batch + (n_x,)``."""
+    x = rng.uniform(-1.0, 1.0, size=batch + (len(package.STATE),))
+    if "integrate" in package.__all__:
+        x[..., 3:7] /= np.linalg.norm(x[..., 3:7], axis=-1, keepdims=True)
+    return x
 
 
 def check_every_function(py, jx, rng: np.random.Generator) -> None:
@@ -76,7 +95,8 @@ def compare(py, jx, rng: np.random.Generator, params: dict) -> None:
         x = states(py, rng, batch)
         for name in py.__all__:
             args = arguments(name, py, x, rng)
-            agree(getattr(jx, name)(*args, **params), getattr(py, name)(*args, **params), f"{name} batch {batch}")
+            kwargs = {} if name in CONFIGURATION else params
+            agree(getattr(jx, name)(*args, **kwargs), getattr(py, name)(*args, **kwargs), f"{name} batch {batch}")
 
 
 UNCONSTRAINED = [name for name in example_names() if not load_example(name).constrained]
