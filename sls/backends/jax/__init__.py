@@ -40,16 +40,6 @@ class JaxBackend(Backend):
     #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
     unroll_max = 0
 
-    def check_model(self, model: Model) -> None:
-        super().check_model(model)
-        if len(model.q) != len(model.dq) and (model.tree is None or model.tree.free is None):
-            from sls.errors import ModelError
-
-            raise ModelError(
-                "--target jax supports fewer speeds than coordinates for a robot's quaternion free-flyer base only: "
-                "generate the model with the default --target python"
-            )
-
     def file_names(self, model: Model) -> list:
         extra = ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
         extra += ["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else []

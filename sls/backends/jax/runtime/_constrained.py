@@ -97,8 +97,10 @@ def linearized(x, u, *params):
     from .qdot_jac_fun import _body as _rates  # a package with generalized speeds has it
 
     rates = _rates(x, *params)
-    if not FREE_FLYER:
+    if N_Q == N:
         return _runtime.linearization(D, N, M_INPUTS, rates)
+    if not FREE_FLYER:
+        return _runtime.linearization(D, N, M_INPUTS, *_runtime.chart_rows(rates, N))
     from . import _free_flyer
 
     return _runtime.linearization(D, N, M_INPUTS, _free_flyer.tangent_kinematics(x), rates[:, N_Q:])

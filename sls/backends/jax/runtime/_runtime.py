@@ -101,3 +101,13 @@ def linearization(solved, n, m, top=None, speeds=None):
     A = jnp.concatenate([top.astype(solved.dtype), lower], axis=0)
     B = jnp.concatenate([jnp.zeros((n, m), solved.dtype), solved[:, n_x:]], axis=0)
     return A, B
+
+
+def chart_rows(rates, n):
+    """``(top, S)`` of a model with fewer speeds than coordinates written by the user (no quaternion base), as the
+    numpy target's: dq moves q by S(q) dq to first order (S = ∂q̇/∂v, the last n columns of ``rates`` =
+    ∂(S(q) v)/∂x), so the upper rows are ``[pinv(S) ∂(S v)/∂q S, I]``."""
+    n_q = rates.shape[0]
+    S = rates[:, n_q:]
+    rows = jnp.linalg.pinv(S) @ rates[:, :n_q] @ S
+    return jnp.concatenate([rows, jnp.eye(n, dtype=rates.dtype)], axis=1), S
