@@ -17,8 +17,27 @@ DEFAULT_FLOAT = jnp.float64
 #: jax.jit is compiled with the caller's options.
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
-#: jax.jit with COMPILER_OPTIONS: the decorator of every public function of the package.
-jit = functools.partial(jax.jit, compiler_options=COMPILER_OPTIONS)
+
+
+def jit(function):
+    """``function`` compiled by :func:`jax.jit`, with COMPILER_OPTIONS when it is called on its own: the decorator of
+    every public function of the package. JAX takes compiler options at the outermost jit only, so inside a caller's
+    transformation (tracers among the arguments, or a caller's jit around it) it is the plain ``jax.jit``."""
+    plain = jax.jit(function)
+    tuned = jax.jit(function, compiler_options=COMPILER_OPTIONS)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs))):
+            return plain(*args, **kwargs)
+        try:
+            return tuned(*args, **kwargs)
+        except ValueError as error:  # under a caller's jit with no traced argument
+            if "compiler_options" not in str(error):
+                raise
+            return plain(*args, **kwargs)
+
+    return call
 
 #: States per step when a batch is evaluated (lax.map over chunks of this many states, each chunk by jax.vmap): the
 #: temporaries of one chunk stay in the cache. On UR5 over 10⁵ states, qddot_fun took 135-140 ms in chunks of 2048
