@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import casadi_target, ctarget, energy3d, free_flyer, peers, robots
+from . import casadi_target, ctarget, energy3d, free_flyer, jax_target, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -410,6 +410,11 @@ def main(argv=None) -> int:
         casadi_report = casadi_target.run(args.quick, log)
     except ImportError as exc:  # casadi is an optional extra
         casadi_report = {"skipped": f"casadi is not installed ({exc})"}
+    log("JAX target (python -m benchmarks.jax_target)")
+    try:
+        jax_report = jax_target.run(args.quick, log)
+    except ImportError as exc:  # jax is an optional extra
+        jax_report = {"skipped": f"jax is not installed ({exc})"}
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -429,6 +434,7 @@ def main(argv=None) -> int:
         "energy_3d": energy,
         "floating_bases": floating,
         "casadi_target": casadi_report,
+        "jax_target": jax_report,
     }
     print(table(results))
     print()
@@ -443,6 +449,8 @@ def main(argv=None) -> int:
     print(free_flyer.table(floating))
     print()
     print(casadi_report["skipped"] if "skipped" in casadi_report else casadi_target.table(casadi_report))
+    print()
+    print(jax_report["skipped"] if "skipped" in jax_report else jax_target.table(jax_report))
     print()
     print(
         robot_files.get("skipped")
