@@ -24,7 +24,7 @@ def identifier(name: str) -> str:
     return f"model_{text}" if text[0].isdigit() else text
 
 
-#: What a constrained model's KKT solve reads (``templates/casadi/constrained.py.j2``, in this order): the arrays
+#: What a constrained model's structured solve reads (``templates/casadi/constrained.py.j2``, in this order): the arrays
 #: M, A (constraint Jacobian), bias (g), B_u and tau, each from the package's function returning it.
 KKT_ARRAYS = ("M", "A", "bias", "B_u", "tau")
 #: What its linearization reads besides (the numpy target's formula, ``_runtime.constrained_jacobians``).

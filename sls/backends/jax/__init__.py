@@ -3,7 +3,9 @@
 * :mod:`.printer` — sympy's JAX printer writing ``jnp.*`` on the scalars of one state (:data:`~.printer.PATHS`);
 * :mod:`.code` — the lowered programs as the lines of the templates (:class:`~.code.JaxKernel`,
   :class:`~.code.JaxSolver`);
-* :mod:`.files` — the package's files from ``templates/jax`` and the runtime source ``runtime/_runtime.py``.
+* :mod:`.files` — the package's files from ``templates/jax`` and the runtime sources ``runtime/`` (``_runtime.py``;
+  ``_constrained.py``, the numpy target's structured solve of a constrained model in ``jax.numpy``;
+  ``_free_flyer.py``, a quaternion base's ``integrate``, ``difference``, ``normalize``).
 
 Every function body evaluates one state; the public functions batch it over leading axes by :func:`jax.vmap`
 and are :func:`jax.jit`-compiled, so ``jax.jit``, ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd`` of them work.
