@@ -105,7 +105,7 @@ def adam_dynamics(urdf: Path, joints: list, gravity: float, floating: bool) -> C
     return jax.jit(free if floating else fixed)
 
 
-def measure(label: str, model: sls.Model, urdf: Path, states: int, repeat: int, function: str, log) -> dict:
+def measure(label: str, model: sls.Model, urdf: Path | None, states: int, repeat: int, function: str, log) -> dict:
     """Times (seconds) of ``function`` of ``model``: first jit, package batch, jit(vmap), numpy, C, adam."""
     import jax
 
@@ -115,7 +115,7 @@ def measure(label: str, model: sls.Model, urdf: Path, states: int, repeat: int, 
         folder = Path(tmp)
         sls.generate(model, folder / "jx", target="jax")
         sls.generate(model, folder / "py")
-        tag = label.replace("-", "").lower()
+        tag = label.replace("-", "").replace(" ", "_").lower()
         jx, py = load(folder / "jx", f"_bench_jax_{tag}"), load(folder / "py", f"_bench_py_{tag}")
         x = rng.uniform(-1.0, 1.0, size=(states, len(py.STATE)))
         if "integrate" in py.__all__:
@@ -141,7 +141,8 @@ def measure(label: str, model: sls.Model, urdf: Path, states: int, repeat: int, 
             c = load(folder / "c", f"_bench_c_{tag}")
             calls["C"] = lambda: getattr(c, function)(x, u)
         joints = [s.name for s in model.q][7 if "integrate" in py.__all__ else 0 :]
-        adam = adam_dynamics(urdf, joints, model.params.get("g", 9.81), "integrate" in py.__all__)
+        gravity = float(model.params.get("g", 9.81) or 9.81)
+        adam = None if urdf is None else adam_dynamics(urdf, joints, gravity, "integrate" in py.__all__)
         if adam is not None and function == "qddot_fun":
             # adam on at most 10⁴ states (its compilation grows with the batch); the table compares per state
             count = min(states, 10_000)
@@ -156,12 +157,15 @@ def measure(label: str, model: sls.Model, urdf: Path, states: int, repeat: int, 
     return result
 
 
-def robots(quick: bool) -> list[tuple[str, sls.Model, Path]]:
-    """The robots measured: UR5 (bundled), Solo-12 on its quaternion base (example-robot-data, when installed)."""
+def robots(quick: bool) -> list[tuple[str, sls.Model, Path | None]]:
+    """The robots measured: UR5 (bundled), Solo-12 on its quaternion base (example-robot-data, when installed);
+    ``quick``: the double pendulum alone (a smoke test: small compilations, no adam)."""
+    if quick:
+        return [("double pendulum", sls.load_example("double_pendulum"), None)]
     ur5 = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
-    chosen = [("UR5", sls.load_urdf(ur5), ur5)]
+    chosen: list[tuple[str, sls.Model, Path | None]] = [("UR5", sls.load_urdf(ur5), ur5)]
     folder = robots_folder()
-    if folder is not None and not quick:
+    if folder is not None:
         solo = folder / "solo_description" / "robots" / "solo12.urdf"
         chosen.append(("Solo-12", sls.load_urdf(solo, floating_base=True, name="solo12"), solo))
     return chosen
@@ -194,6 +198,7 @@ def table(report: dict) -> str:
         per_state = {key: r[key] / r.get("adam_states" if key == "adam_s" else "states", 1) for key in ms}
         ratio = {key: f"{per_state[key] / per_state['jax_s']:.2f}×" for key in ms}
         adam = f"{ms['adam_s']} ({r['adam_states']} states)" if "adam_s" in r else "missing (pip install adam-robotics)"
+        adam = adam if r["robot"] != "double pendulum" else "not run (--quick)"
         lines.append(
             f"| {r['robot']} `{r['function']}`, {r['states']} states | {r['first_jit_s']:.2f} s | {ms['jax_s']} | "
             f"{ms['jax_vmap_s']} | {ms['numpy_s']} | {ms.get('C_s', 'missing')} | {adam} | "
@@ -206,7 +211,7 @@ def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--states", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=None)
-    parser.add_argument("--quick", action="store_true", help="UR5 only, 2 000 states")
+    parser.add_argument("--quick", action="store_true", help="the double pendulum only, 2 000 states (a smoke test)")
     parser.add_argument("--linearized", action="store_true", help="linearized_model instead of qddot_fun")
     args = parser.parse_args(argv)
     function = "linearized_model" if args.linearized else "qddot_fun"
