@@ -4,6 +4,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 # float64 by default: the package's functions are compared with the numpy target's to 1e-12
 jax.config.update("jax_enable_x64", True)
@@ -76,8 +77,22 @@ def batched(body, arrays, params):
 
 
 def array(entries, dtype):
-    """A 1-D array of ``entries`` (scalars, tracers or Python floats) of type ``dtype``."""
-    return jnp.stack([jnp.asarray(entry, dtype=dtype) for entry in entries])
+    """A 1-D array of ``entries`` (scalars, tracers or Python numbers) of type ``dtype``. The numbers (the zeros of
+    a Jacobian, mostly) become one constant array and the other entries one stack, put in place by one gather with
+    constant indices: a Jacobian of a robot holds thousands of zeros, which as entries of one stack were thousands of
+    operations (and, under jax.vmap, broadcasts of constants to the batch)."""
+    numbers = [isinstance(entry, (int, float)) for entry in entries]
+    if not any(numbers):
+        return jnp.stack([jnp.asarray(entry, dtype=dtype) for entry in entries])
+    constants = np.array([float(entry) for entry, number in zip(entries, numbers) if number])
+    if all(numbers):
+        return jnp.asarray(constants, dtype=dtype)
+    traced = jnp.stack([jnp.asarray(entry, dtype=dtype) for entry, number in zip(entries, numbers) if not number])
+    index, place = np.empty(len(entries), dtype=np.int64), [0, len(constants)]
+    for k, number in enumerate(numbers):
+        index[k] = place[0] if number else place[1]
+        place[0 if number else 1] += 1
+    return jnp.concatenate([jnp.asarray(constants, dtype=dtype), traced])[index]
 
 
 def scalar(entry, dtype):
