@@ -71,6 +71,55 @@ def adam_qddot(urdf: Path, joints: list, gravity: float):
     return ca.Function("adam_qddot", [q, qd, tau], [ca.solve(M, tau - h)])
 
 
+def solo_rows(folder: Path, quick: bool) -> dict:
+    """Solo-12 on its quaternion base (example-robot-data, when installed): the CasADi target's ``qddot_fun``
+    (= ``vdot_fun``) against adam-robotics' ``aba_fun`` on the same URDF: instructions and per call (DM arguments)."""
+    import casadi as ca
+
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return {}
+    urdf = (
+        Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    )
+    if not urdf.is_file():
+        return {}
+    model = sls.load_urdf(urdf, floating_base=True, name="solo12")
+    start = time.perf_counter()
+    sls.generate(model, folder / "solo12_casadi", target="casadi")
+    pkg = _import(folder / "solo12_casadi")
+    qddot = pkg.qddot_fun
+    result = {"solo_generation_s": time.perf_counter() - start, "solo_instructions": qddot.n_instructions()}
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.uniform(-1, 1, len(model.q)), rng.uniform(-1, 1, model.n)])
+    x[3:7] /= np.linalg.norm(x[3:7])
+    u = rng.uniform(-1, 1, model.m)
+    u[:6] = 0.0  # no wrench on the base (adam's aba has no such input)
+    dm = [ca.DM(x), ca.DM(u), pkg.parameters()]
+    result["solo_call_dm_us"] = 1e6 * _per_call(lambda: qddot(*dm))
+    try:
+        from adam.casadi import KinDynComputations
+    except ImportError:
+        return result
+    joints = [s.name for s in model.q][7:]
+    kin = KinDynComputations(str(urdf), joints)
+    kin.g = np.array([0.0, 0.0, -pkg.PARAMS.get("g", 9.81), 0.0, 0.0, 0.0])
+    aba = kin.aba_fun()
+    H = np.eye(4)
+    R = np.asarray(pin.Quaternion(x[6], x[3], x[4], x[5]).toRotationMatrix())
+    H[:3, :3], H[:3, 3] = R, x[:3]
+    n_j, v = len(joints), x[len(model.q) :]
+    args = [ca.DM(H), ca.DM(x[7 : 7 + n_j]), ca.DM(np.concatenate([R @ v[:3], R @ v[3:6]])), ca.DM(v[6:])]
+    args.append(ca.DM(np.asarray(dm[1]).ravel()[6:]))
+    result["adam_aba_instructions"] = aba.n_instructions()
+    # the joints' accelerations are frame-free (adam's base acceleration is in its mixed representation)
+    joints_sls = np.asarray(qddot(*dm)).ravel()[6:]
+    result["adam_aba_agrees"] = float(np.max(np.abs(np.asarray(aba(*args)).ravel()[6:] - joints_sls)))
+    result["adam_aba_call_dm_us"] = 1e6 * _per_call(lambda: aba(*args))
+    return result
+
+
 def c_operations(source: str, function: str) -> int:
     """The arithmetic operations (binary and unary operators, calls) in the body of the C function ``function``."""
     start = source.index(f"{function}(")
@@ -142,6 +191,7 @@ def run(quick: bool = False, log=print) -> dict:
             "qddot_mapped_us": 1e6 * _per_call(lambda: mapped(Xd, Ud, ps)) / count,
             "numpy_qddot_call_us": 1e6 * _per_call(lambda: numpy_pkg.qddot_fun(xs, us)),
             **peer,
+            **solo_rows(folder, quick),
         }
         log(table(result))
         return result
@@ -173,7 +223,25 @@ def table(r: dict) -> str:
             ("adam per state in one Function.map", f"{r['adam_mapped_us']:.2f} µs"),
             ("adam − sls qddot (max abs)", f"{r['adam_agrees']:.1e}"),
         ]
-    return "\n".join(["| UR5, CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])
+    if "adam_call_dm_us" in r:
+        rows.append(
+            ("sls / adam per call, DM arguments (goal ≤ 0.5)", f"{r['qddot_call_dm_us'] / r['adam_call_dm_us']:.2f}")
+        )
+    if "solo_instructions" in r:
+        rows += [
+            ("Solo-12 (quaternion base) `sls generate --target casadi`", f"{r['solo_generation_s']:.2f} s"),
+            ("Solo-12 qddot_fun (vdot_fun) instructions", r["solo_instructions"]),
+            ("Solo-12 qddot_fun per call, DM arguments", f"{r['solo_call_dm_us']:.1f} µs"),
+        ]
+    if "adam_aba_instructions" in r:
+        ratio = r["solo_call_dm_us"] / r["adam_aba_call_dm_us"]
+        rows += [
+            ("Solo-12 adam aba_fun instructions", r["adam_aba_instructions"]),
+            ("Solo-12 adam aba_fun per call, DM arguments", f"{r['adam_aba_call_dm_us']:.1f} µs"),
+            ("Solo-12 adam − sls joint accelerations (max abs)", f"{r['adam_aba_agrees']:.1e}"),
+            ("Solo-12 sls / adam per call (goal ≤ 0.5)", f"{ratio:.2f}"),
+        ]
+    return "\n".join(["| CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])
 
 
 def main(argv: list | None = None) -> int:

@@ -31,7 +31,7 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import c_contacts, casadi_target, ctarget, energy3d, free_flyer, mjcf_corpus, peers, robots
+from . import c_contacts, casadi_target, ctarget, energy3d, free_flyer, jax_target, mjcf_corpus, peers, robots
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -412,6 +412,11 @@ def main(argv=None) -> int:
         casadi_report = casadi_target.run(args.quick, log)
     except ImportError as exc:  # casadi is an optional extra
         casadi_report = {"skipped": f"casadi is not installed ({exc})"}
+    log("JAX target (python -m benchmarks.jax_target)")
+    try:
+        jax_report = jax_target.run(args.quick, log)
+    except ImportError as exc:  # jax is an optional extra
+        jax_report = {"skipped": f"jax is not installed ({exc})"}
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -432,6 +437,7 @@ def main(argv=None) -> int:
         "floating_bases": floating,
         "c_contacts": standing,
         "casadi_target": casadi_report,
+        "jax_target": jax_report,
     }
     report["mjcf_corpus"] = mjcf_corpus.section(args.quick, log)  # MJCF files against MuJoCo (its own results file)
     print(table(results))
@@ -449,6 +455,8 @@ def main(argv=None) -> int:
     print(c_contacts.table(standing))
     print()
     print(casadi_report["skipped"] if "skipped" in casadi_report else casadi_target.table(casadi_report))
+    print()
+    print(jax_report["skipped"] if "skipped" in jax_report else jax_target.table(jax_report))
     print()
     print(
         robot_files.get("skipped")

@@ -38,13 +38,6 @@ class CasadiBackend(Backend):
 
     def check_model(self, model: Model) -> None:
         super().check_model(model)
-        if model.constrained and (model.contacts or model.kinematics is not None):
-            from sls.errors import ModelError
-
-            raise ModelError(
-                "--target casadi does not support constrained models with contacts or generalized speeds yet: "
-                "generate them with the default --target python"
-            )
         if len(model.q) != len(model.dq) and (model.tree is None or model.tree.free is None):
             from sls.errors import ModelError
 

@@ -3,7 +3,9 @@
 * :mod:`.printer` — sympy's JAX printer writing ``jnp.*`` on the scalars of one state (:data:`~.printer.PATHS`);
 * :mod:`.code` — the lowered programs as the lines of the templates (:class:`~.code.JaxKernel`,
   :class:`~.code.JaxSolver`);
-* :mod:`.files` — the package's files from ``templates/jax`` and the runtime source ``runtime/_runtime.py``.
+* :mod:`.files` — the package's files from ``templates/jax`` and the runtime sources ``runtime/`` (``_runtime.py``;
+  ``_constrained.py``, the numpy target's structured solve of a constrained model in ``jax.numpy``;
+  ``_free_flyer.py``, a quaternion base's ``integrate``, ``difference``, ``normalize``).
 
 Every function body evaluates one state; the public functions batch it over leading axes by :func:`jax.vmap`
 and are :func:`jax.jit`-compiled, so ``jax.jit``, ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd`` of them work.
@@ -33,15 +35,17 @@ class JaxBackend(Backend):
     header_mark = HEADER_MARK
     suffixes = (".py",)
     provides = "jax.numpy provides"
-    constrained = False
-    speeds = False
-    quaternions = False
+    constrained = True
+    speeds = True
+    quaternions = True
     #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky.
     #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
-        return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
+        extra = ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
+        extra += ["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else []
+        return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py", *extra]
 
     def paths(self, model: Model) -> list:
         from sls.backends.jax.printer import PATHS

@@ -1,7 +1,8 @@
 """The JAX target's files: one module per generated function, ``__init__`` and ``_runtime``.
 
 :func:`render_package` renders ``templates/jax`` with the printed code (:mod:`.code`) and copies the runtime
-source ``runtime/_runtime.py`` after the package's header; the user's names are checked against the generated
+sources ``runtime/*.py`` after the package's header (``_constrained.py`` for a constrained model, ``_free_flyer.py``
+for a quaternion base, with the model's sizes); the user's names are checked against the generated
 code's own as for the numpy target (:func:`sls.backends.python.files.check_names`).
 """
 
@@ -30,10 +31,29 @@ def render_package(
     ctx = render.context(model, simplify, method)
     files = _render_files(env, ctx, model, code)
     check_names(model, _render_files(env, ctx, model, _skeleton(code)))  # the templates' names, not the kernels'
-    files["_runtime.py"] = render.tidy(
-        env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=runtime_text(runtime["_runtime.py"], {}))
-    )
+    for name, values in runtime_copies(ctx, model).items():
+        text = runtime_text(runtime[name], values)
+        files[name] = render.tidy(env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=text, name=name))
     return dict(sorted(files.items()))
+
+
+def runtime_copies(ctx: dict, model: Model) -> dict[str, dict[str, object]]:
+    """The runtime modules the package holds, each with the values its ``... set when copied`` lines take:
+    ``_runtime.py`` always, ``_constrained.py`` for a constrained model, ``_free_flyer.py`` for a quaternion base."""
+    copies: dict[str, dict[str, object]] = {"_runtime.py": {}}
+    if any(f.numeric for f in functions.for_model(model)):
+        copies["_constrained.py"] = {
+            "N": ctx["n"],
+            "N_Q": ctx["n_q"],
+            "K": ctx["k"],
+            "M_INPUTS": ctx["m"],
+            "SPEEDS": ctx["kinematics"],
+            "FREE_FLYER": ctx["free_flyer"],
+            "CONTACTS": len(ctx["contacts"]),
+        }
+    if ctx["free_flyer"]:
+        copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
+    return copies
 
 
 def _render_files(env: jinja2.Environment, ctx: dict, model: Model, code: dict) -> dict[str, str]:
@@ -41,7 +61,9 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, code: dict) 
     files = {}
     for function in functions.for_model(model):
         name = function.name
-        if function.uses:
+        if function.numeric:  # a constrained model's solves: the runtime's structured solve on the other bodies
+            text = env.get_template("constrained.py.j2").render(ctx=ctx, fn=function)
+        elif function.uses:
             text = env.get_template(f"{name}.py.j2").render(ctx=ctx)
         elif function.solve:
             text = env.get_template(f"{name}.py.j2").render(ctx=ctx, code=code[name])

@@ -19,7 +19,6 @@ from conftest import METHODS, import_package
 from systems import SYSTEM_NAMES, systems
 
 import sls
-from sls.errors import ModelError
 
 ca = pytest.importorskip("casadi")
 
@@ -61,7 +60,6 @@ def check_agreement(model: sls.Model, np_pkg, ca_pkg, seed: int = 0) -> None:
     """Every function of ``ca_pkg`` equals the one of ``np_pkg`` at random states and parameters."""
     rng = np.random.default_rng(seed)
     names = [name for name in np_pkg.__all__ if name.endswith("_fun") or name == "linearized_model"]
-    names = [name for name in names if name != "contact_forces_fun"]
     assert names and set(names) <= set(ca_pkg.__all__)
     for _ in range(STATES):
         x, u, qddot, params = sample(model, rng)
@@ -336,7 +334,23 @@ def test_robots_of_example_robot_data_agree_with_the_numpy_target(relative, floa
     check_agreement(model, *packages(model, tmp_path), seed=8)
 
 
-def test_constrained_models_in_generalized_speeds_are_refused_in_one_line(tmp_path):
+def test_a_constrained_model_in_generalized_speeds_agrees_with_the_numpy_target(tmp_path):
     model = sls.model_from_strings(**{**ARM_SPEEDS, "constraints": ["sin(q1) + sin(q2) - 0.5"]})
-    with pytest.raises(ModelError, match="--target casadi does not support constrained models with contacts or"):
-        sls.generate(model, tmp_path, target="casadi")
+    np_pkg, ca_pkg = packages(model, tmp_path, "expanded")
+    assert {"multipliers_fun", "qdot_jac_fun"} <= set(ca_pkg._BUILDERS)
+    check_agreement(model, np_pkg, ca_pkg, seed=10)
+
+
+def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(tmp_path):
+    """Point contacts on a quaternion base: the KKT solve, contact_forces_fun (the last multipliers, one row per
+    foot) and the tangent-space linearization of the constrained dynamics."""
+    pin = pytest.importorskip("pinocchio")
+    robots = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots"
+    urdf = robots / "solo_description/robots/solo12.urdf"
+    if not urdf.is_file():
+        pytest.skip("example-robot-data is not installed")
+    feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+    model = sls.load_urdf(urdf, floating_base=True, contacts=feet, constraint_stabilization=5.0, name="solo_feet")
+    np_pkg, ca_pkg = packages(model, tmp_path)
+    assert ca_pkg.contact_forces_fun.size_out(0) == (4, 3)
+    check_agreement(model, np_pkg, ca_pkg, seed=11)

@@ -2,7 +2,8 @@
 
 Compiled and mapped calls agree with the batch call and the numpy target; the gradient of an RK4 rollout cost
 (``lax.scan``) with respect to a mass equals central finite differences; a batch of 10⁵ double-pendulum rollouts
-runs by ``vmap`` and its rows equal an RK4 loop on the numpy package.
+runs by ``vmap`` and its rows equal an RK4 loop on the numpy package; the cart-pole's masses are identified from
+simulated data by gradient descent.
 """
 
 from __future__ import annotations
@@ -139,3 +140,50 @@ def test_a_batch_of_a_hundred_thousand_rollouts_runs_by_vmap(packages):
     assert xs.shape == (count, STEPS, 4) and np.all(np.isfinite(xs))
     for row in (0, 12_345, count - 1):
         close(xs[row], numpy_rollout(lambda x: py.xdot_fun(x, u), x0[row]))
+
+
+def test_the_cart_poles_masses_are_identified_from_simulated_data_by_gradient_descent(packages):
+    """System identification: a cart-pole with masses mc = 1.3, mp = 0.25 (the package's defaults are 1.0 and 0.1)
+    pushed by a known force is simulated by scipy on the numpy package (the data: 150 states 0.02 s apart); gradient
+    descent (Adam steps on the log-masses) on the one-step RK4 prediction error of the JAX xdot_fun, with the masses
+    as traced parameters, recovers both from the defaults."""
+    from scipy.integrate import solve_ivp
+
+    py, jx = packages("cart_pole")
+    truth, dt, steps = {"mc": 1.3, "mp": 0.25}, 0.02, 150
+    times = dt * np.arange(steps)
+    forces = (5.0 * np.sin(2.0 * times) + 3.0 * np.cos(5.0 * times))[:, None]
+    states = [np.array([0.0, 0.3, 0.0, 0.0])]
+    for k in range(steps - 1):  # zero-order hold of the force between samples
+        step = solve_ivp(
+            lambda t, x, u: py.xdot_fun(x, u, **truth), (0.0, dt), states[-1], args=(forces[k],), rtol=1e-11, atol=1e-11
+        )
+        states.append(step.y[:, -1])
+    x, u = jnp.asarray(np.array(states[:-1])), jnp.asarray(forces[:-1])
+    following = jnp.asarray(np.array(states[1:]))
+
+    def predicted(log_masses):
+        mc, mp = jnp.exp(log_masses)
+        f = lambda y: jx.xdot_fun(y, u, mc=mc, mp=mp)  # noqa: E731 (the batch of every sample at once)
+        k1 = f(x)
+        k2 = f(x + dt / 2 * k1)
+        k3 = f(x + dt / 2 * k2)
+        k4 = f(x + dt * k3)
+        return x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    def loss(log_masses):
+        return jnp.sum((predicted(log_masses) - following) ** 2) / dt**2
+
+    value_and_grad = jax.jit(jax.value_and_grad(loss))
+    theta = jnp.log(jnp.array([jx.PARAMS["mc"], jx.PARAMS["mp"]]))
+    first = jnp.zeros(2)
+    second = jnp.zeros(2)
+    for k in range(1, 251):  # Adam: step 0.05 decaying by 2 % a step, the usual moment decays
+        value, gradient = value_and_grad(theta)
+        first = 0.9 * first + 0.1 * gradient
+        second = 0.999 * second + 0.001 * gradient**2
+        step = 0.05 * (first / (1 - 0.9**k)) / (jnp.sqrt(second / (1 - 0.999**k)) + 1e-12)
+        theta = theta - step * (0.98**k)
+    mc, mp = np.exp(np.asarray(theta))
+    assert abs(mc - truth["mc"]) < 1e-3 * truth["mc"] and abs(mp - truth["mp"]) < 1e-3 * truth["mp"], (mc, mp)
+    assert float(loss(theta)) < 1e-6 * float(loss(jnp.log(jnp.array([1.0, 0.1]))))

@@ -1,13 +1,49 @@
 # The runtime of a generated JAX package: copied after the package's header as ``_runtime.py``.
 # A real module so that ruff and mypy read it; the comment block above the code is not copied.
+import functools
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 # float64 by default: the package's functions are compared with the numpy target's to 1e-12
 jax.config.update("jax_enable_x64", True)
 
 #: The floating type of an integer or boolean state (float64, x64 being enabled above).
 DEFAULT_FLOAT = jnp.float64
+
+#: Options of XLA's compilation of the package's functions. Their bodies are long straight-line graphs of scalar
+#: operations; XLA's CPU fusion emitters spent 3 to 4 times as long compiling them (UR5 on a quaternion base:
+#: 12 s against 3.6 s for qddot_fun) for no faster code (docs/jax.md). A function inlined into a caller's own
+#: jax.jit is compiled with the caller's options.
+COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+
+
+
+def jit(function):
+    """``function`` compiled by :func:`jax.jit`, with COMPILER_OPTIONS when it is called on its own: the decorator of
+    every public function of the package. JAX takes compiler options at the outermost jit only, so inside a caller's
+    transformation (tracers among the arguments, or a caller's jit around it) it is the plain ``jax.jit``."""
+    plain = jax.jit(function)
+    tuned = jax.jit(function, compiler_options=COMPILER_OPTIONS)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs))):
+            return plain(*args, **kwargs)
+        try:
+            return tuned(*args, **kwargs)
+        except ValueError as error:  # under a caller's jit with no traced argument
+            if "compiler_options" not in str(error):
+                raise
+            return plain(*args, **kwargs)
+
+    return call
+
+#: States per step when a batch is evaluated (lax.map over chunks of this many states, each chunk by jax.vmap): the
+#: temporaries of one chunk stay in the cache. On UR5 over 10⁵ states, qddot_fun took 135-140 ms in chunks of 2048
+#: against 340 ms by one jax.vmap over the whole batch (docs/jax.md).
+CHUNK = 2048
 
 
 def floats(*items):
@@ -27,18 +63,36 @@ def floats(*items):
 
 def batched(body, arrays, params):
     """``body(*one_state_arrays, *params)`` over the leading axes of ``arrays`` (broadcast together), by
-    :func:`jax.vmap` over their flattened batch; one state: ``body`` itself."""
+    :func:`jax.vmap` over their flattened batch (in chunks of CHUNK states, :func:`jax.lax.map`, when it is
+    longer); one state: ``body`` itself."""
     batch = jnp.broadcast_shapes(*(array.shape[:-1] for array in arrays))
     if not batch:
         return body(*arrays, *params)
     flat = [jnp.broadcast_to(a, batch + a.shape[-1:]).reshape((-1, a.shape[-1])) for a in arrays]
-    out = jax.vmap(lambda *one: body(*one, *params))(*flat)
+    if flat[0].shape[0] > CHUNK:
+        out = jax.lax.map(lambda one: body(*one, *params), tuple(flat), batch_size=CHUNK)
+    else:
+        out = jax.vmap(lambda *one: body(*one, *params))(*flat)
     return jax.tree_util.tree_map(lambda o: o.reshape(batch + o.shape[1:]), out)
 
 
 def array(entries, dtype):
-    """A 1-D array of ``entries`` (scalars, tracers or Python floats) of type ``dtype``."""
-    return jnp.stack([jnp.asarray(entry, dtype=dtype) for entry in entries])
+    """A 1-D array of ``entries`` (scalars, tracers or Python numbers) of type ``dtype``. The numbers (the zeros of
+    a Jacobian, mostly) become one constant array and the other entries one stack, put in place by one gather with
+    constant indices: a Jacobian of a robot holds thousands of zeros, which as entries of one stack were thousands of
+    operations (and, under jax.vmap, broadcasts of constants to the batch)."""
+    numbers = [isinstance(entry, (int, float)) for entry in entries]
+    if not any(numbers):
+        return jnp.stack([jnp.asarray(entry, dtype=dtype) for entry in entries])
+    constants = np.array([float(entry) for entry, number in zip(entries, numbers) if number])
+    if all(numbers):
+        return jnp.asarray(constants, dtype=dtype)
+    traced = jnp.stack([jnp.asarray(entry, dtype=dtype) for entry, number in zip(entries, numbers) if not number])
+    index, place = np.empty(len(entries), dtype=np.int64), [0, len(constants)]
+    for k, number in enumerate(numbers):
+        index[k] = place[0] if number else place[1]
+        place[0 if number else 1] += 1
+    return jnp.concatenate([jnp.asarray(constants, dtype=dtype), traced])[index]
 
 
 def scalar(entry, dtype):
@@ -66,9 +120,28 @@ def solve_spd(mass, rhs):
     return jnp.stack(solution)
 
 
-def linearization(solved, n, m):
-    """``(A, B)`` of ``xdot = [qdot; qddot]`` from ``solved`` = ``[∂qddot/∂x, ∂qddot/∂u]`` (n × (2n + m))."""
-    top = jnp.concatenate([jnp.zeros((n, n), solved.dtype), jnp.eye(n, dtype=solved.dtype)], axis=1)
-    A = jnp.concatenate([top, solved[:, : 2 * n]], axis=0)
-    B = jnp.concatenate([jnp.zeros((n, m), solved.dtype), solved[:, 2 * n :]], axis=0)
+def linearization(solved, n, m, top=None, speeds=None):
+    """``(A, B)`` at one state from ``solved`` = ``[∂v̇/∂x, ∂v̇/∂u]`` (n × (n_x + m)), the speeds' rates in the
+    state x = [q; v]: the upper rows of A are ``top`` (n × 2n; default ``[0, I]``, q̇ = v), and with ``speeds`` =
+    S(q) = ∂q̇/∂v (n_q × n, a quaternion base: fewer speeds than coordinates) the lower rows are taken to the tangent
+    space, ``[∂v̇/∂q S, ∂v̇/∂v]`` (2n columns)."""
+    n_x = solved.shape[1] - m
+    n_q = n_x - n
+    lower = solved[:, :n_x]
+    if speeds is not None:
+        lower = jnp.concatenate([lower[:, :n_q] @ speeds, lower[:, n_q:]], axis=1)
+    if top is None:
+        top = jnp.concatenate([jnp.zeros((n, n), solved.dtype), jnp.eye(n, dtype=solved.dtype)], axis=1)
+    A = jnp.concatenate([top.astype(solved.dtype), lower], axis=0)
+    B = jnp.concatenate([jnp.zeros((n, m), solved.dtype), solved[:, n_x:]], axis=0)
     return A, B
+
+
+def chart_rows(rates, n):
+    """``(top, S)`` of a model with fewer speeds than coordinates written by the user (no quaternion base), as the
+    numpy target's: dq moves q by S(q) dq to first order (S = ∂q̇/∂v, the last n columns of ``rates`` =
+    ∂(S(q) v)/∂x), so the upper rows are ``[pinv(S) ∂(S v)/∂q S, I]``."""
+    n_q = rates.shape[0]
+    S = rates[:, n_q:]
+    rows = jnp.linalg.pinv(S) @ rates[:, :n_q] @ S
+    return jnp.concatenate([rows, jnp.eye(n, dtype=rates.dtype)], axis=1), S
