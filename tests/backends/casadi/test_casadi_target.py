@@ -341,16 +341,19 @@ def test_a_constrained_model_in_generalized_speeds_agrees_with_the_numpy_target(
     check_agreement(model, np_pkg, ca_pkg, seed=10)
 
 
-def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(tmp_path):
-    """Point contacts on a quaternion base: the KKT solve, contact_forces_fun (the last multipliers, one row per
-    foot) and the tangent-space linearization of the constrained dynamics."""
+@pytest.mark.parametrize("flat", [False, True], ids=["point feet", "one flat foot"])
+def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(flat, tmp_path):
+    """Point contacts on a quaternion base (and one foot held flat, 6-D, beside three points): the KKT solve,
+    contact_forces_fun (the contacts' multipliers, one row per foot) and the tangent-space linearization of the
+    constrained dynamics."""
     pin = pytest.importorskip("pinocchio")
     robots = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots"
     urdf = robots / "solo_description/robots/solo12.urdf"
     if not urdf.is_file():
         pytest.skip("example-robot-data is not installed")
     feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+    feet = ["FL_FOOT:6d", *feet[1:]] if flat else feet
     model = sls.load_urdf(urdf, floating_base=True, contacts=feet, constraint_stabilization=5.0, name="solo_feet")
     np_pkg, ca_pkg = packages(model, tmp_path)
-    assert ca_pkg.contact_forces_fun.size_out(0) == (4, 3)
+    assert ca_pkg.contact_forces_fun.size_out(0) == (4, 6 if flat else 3)
     check_agreement(model, np_pkg, ca_pkg, seed=11)

@@ -184,14 +184,17 @@ def test_panda_agrees_with_the_numpy_target(tmp_path):
     check_every_function(py, jx, np.random.default_rng(12))
 
 
-def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(tmp_path):
-    """Point contacts on a quaternion base with Baumgarte stabilization: the constrained vdot_fun, multipliers_fun,
-    contact_forces_fun (one row per foot) and the tangent-space linearization of the constrained dynamics."""
+@pytest.mark.parametrize("flat", [False, True], ids=["point feet", "one flat foot"])
+def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(flat, tmp_path):
+    """Point contacts on a quaternion base with Baumgarte stabilization (and one foot held flat, 6-D, beside three
+    points): the constrained vdot_fun, multipliers_fun, contact_forces_fun (one row per foot) and the tangent-space
+    linearization of the constrained dynamics."""
     feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
     urdf = robot_file("solo_description/robots/solo12.urdf")
-    model = sls.load_urdf(urdf, floating_base=True, contacts=feet, constraint_stabilization=5.0, name="solo_feet")
+    contacts = ["FL_FOOT:6d", *feet[1:]] if flat else feet
+    model = sls.load_urdf(urdf, floating_base=True, contacts=contacts, constraint_stabilization=5.0, name="solo_feet")
     py, jx = pair(model, tmp_path)
-    assert jx.CONTACTS == tuple(feet) and jx.N_CONSTRAINTS == 12
+    assert jx.CONTACTS == tuple(feet) and jx.N_CONSTRAINTS == (15 if flat else 12)
     check_every_function(py, jx, np.random.default_rng(13))
 
 

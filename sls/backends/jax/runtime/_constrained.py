@@ -26,7 +26,7 @@ K = 0  # its number of constraints, set when copied
 M_INPUTS = 0  # its number of inputs, set when copied
 SPEEDS = False  # whether q-dot = S(q) v (generalized speeds: qdot_jac_fun gives the kinematic rows), set when copied
 FREE_FLYER = False  # whether the coordinates start with a quaternion free-flyer base, set when copied
-CONTACTS = 0  # its number of point contacts (the last 3 CONTACTS constraint rows), set when copied
+CONTACT_ROWS = ()  # per contact, each force (then moment) component's multiplier index (K: zero), set when copied
 
 # Everything below evaluates one state: x (N_Q + N,), u (M_INPUTS,), params the parameters in the order of PARAMS.
 # The public functions map it over a batch by jax.vmap. A traced function cannot raise: where M is not definite on
@@ -71,8 +71,10 @@ def multipliers(x, u, *params):
 
 
 def contact_forces(x, u, *params):
-    """The force of each point contact on the robot, world axes (CONTACTS, 3): the last multipliers."""
-    return solve(x, u, params)[1][K - 3 * CONTACTS :].reshape((CONTACTS, 3))
+    """The force (then moment, beside a 6-D contact) of each contact on the robot, world axes (contacts, 3 or 6): a
+    selection of the multipliers (CONTACT_ROWS; a point contact's moment is zero)."""
+    padded = jnp.concatenate([solve(x, u, params)[1], jnp.zeros((1,))])
+    return padded[jnp.array(CONTACT_ROWS, dtype=int)]
 
 
 def linearized(x, u, *params):
