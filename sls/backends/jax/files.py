@@ -49,7 +49,7 @@ def runtime_copies(ctx: dict, model: Model) -> dict[str, dict[str, object]]:
             "M_INPUTS": ctx["m"],
             "SPEEDS": ctx["kinematics"],
             "FREE_FLYER": ctx["free_flyer"],
-            "CONTACT_ROWS": repr(tuple(tuple(ctx["k"] if i is None else i for i in row) for row in ctx["contact_rows"])),
+            "CONTACT_ROWS": repr(tuple(tuple(ctx["k"] if i is None else i for i in r) for r in ctx["contact_rows"])),
         }
     if ctx["free_flyer"]:
         copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
