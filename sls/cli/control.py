@@ -40,8 +40,9 @@ def _number(text: str, option: str) -> float:
     except ValueError:
         try:
             expr = parse_expression(text, option)
-        except ExpressionError as exc:
-            raise UsageError(f"{option}: {exc}") from None
+        except ExpressionError as exc:  # its message starts with the option (parse_expression's ``where``)
+            message = str(exc)
+            raise UsageError(message if message.startswith(f"{option}:") else f"{option}: {message}") from None
         if expr.free_symbols:
             names = ", ".join(sorted(s.name for s in expr.free_symbols))
             raise UsageError(

@@ -95,6 +95,7 @@ def test_cli_lqr_prints_gain_and_poles(folders, tmp_path):
             2,
             "error: --x-eq: entry 'q' is not a number or a constant expression like pi/18 (it uses q)",
         ),
+        (["--x-eq", "0 np.pi 0 0"], 2, "error: --x-eq: attribute access is not allowed in an expression: 'np.pi'"),
         (["--x-eq", "0 pi/4 0 0"], 1, "error: no input holds x = [0, 0.7854, 0, 0] at rest"),
         (["--x-eq", "0 0 0 0", "--u-eq", "1"], 1, "error: (x_eq, u_eq) is not an equilibrium"),
         (["--x-eq", "0 0 0 0", "--param", "M=1"], 1, "error: unknown parameter 'M'"),

@@ -292,3 +292,41 @@ def test_actuation_mistakes_are_one_line_from_the_cli_and_write_nothing(text, me
     assert message in lines[0], lines[0]
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["acrobot.urdf", "model.toml"]
+
+
+@needs_robots
+def test_quadrotor_from_the_command_line_sls_lqr_at_hover_recovers_from_a_30_degree_tilt(tmp_path):
+    """The issue's workflow on the default quaternion base: ``sls generate`` of the TOML file, ``sls lqr`` at hover
+    with the thrusts computed (each m g / 4), ``sls simulate --lqr-from`` from a 30° tilt: level and at height after
+    6 s, the quaternion kept unit."""
+    from click.testing import CliRunner
+
+    from sls.cli import main
+
+    def run(*args: object) -> str:
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    quadrotor(tmp_path, "quaternion")  # writes quadrotor.toml (and a package the CLI does not use)
+    run("generate", tmp_path / "quadrotor.toml", "--out", tmp_path / "cli")
+    hover = "0 0 1 0 0 0 1 " + " ".join(["0"] * 6)  # x y z qx qy qz qw, body twist
+    design = tmp_path / "hover.json"
+    run("lqr", tmp_path / "cli", "--x-eq", hover, "--Q", "10", "--R", "1", "--save", design)
+    import json
+
+    saved = json.loads(design.read_text())
+    u_eq = np.asarray(saved["u_eq"], dtype=float)
+    np.testing.assert_allclose(u_eq, [quadrotor_mass() * 9.81 / 4] * 4, rtol=1e-10)
+    axis = np.array([1.0, 2.0, 0.0]) / math.sqrt(5.0)
+    qx, qy, qz, qw = Rotation.from_rotvec(math.radians(30) * axis).as_quat()  # scipy: scalar last, as sls
+    tilted = "0 0 1 " + " ".join(repr(float(c)) for c in (qx, qy, qz, qw)) + " 0" * 6
+    csv = tmp_path / "run.csv"
+    run("simulate", tmp_path / "cli", "--x0", tilted, "--t-end", "6", "--lqr-from", design, "--csv", csv)
+    table = np.loadtxt(csv, delimiter=",", skiprows=1)
+    x_end = table[-1, 1:14]
+    quaternion = x_end[3:7]
+    assert abs(np.linalg.norm(quaternion) - 1.0) < 1e-9
+    z_axis = Rotation.from_quat(quaternion).apply([0.0, 0.0, 1.0])
+    assert math.degrees(math.acos(min(1.0, z_axis[2]))) < 1.0
+    assert abs(x_end[2] - 1.0) < 0.05 and np.abs(x_end[7:]).max() < 0.05
