@@ -124,7 +124,7 @@ def test_contacts_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
 
     from sls.cli.app import main
 
-    (tmp_path / "solo.toml").write_text(
+    (tmp_path / "solo_pushed.toml").write_text(
         f'contacts = ["FL_FOOT", "HR_FOOT:point"]\nconstraint_stabilization = 20.0\n\n[urdf]\nfile = "{SOLO}"\n'
         "floating_base = true\n"
     )
@@ -182,3 +182,58 @@ def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
     weight = -sum(inertia.mass for inertia in peer.inertias) * peer.gravity.linear[2]
     forces = package.contact_forces_fun(end, design(2.0, end), **params)
     assert forces[:, 2].sum() == pytest.approx(weight, rel=1e-3)
+
+
+def test_the_push_recovery_from_the_command_line(tmp_path):
+    """The same workflow as a user types it: a model file with the feet held where the standing pose puts them
+    (``contact_at``), ``sls generate``, ``sls lqr`` at the standing pose (inputs computed), ``sls simulate`` of a
+    0.3 m/s push: the trunk back at its height within 1 cm after 2 s, the feet where they stand."""
+    from click.testing import CliRunner
+
+    from sls.cli import main
+
+    def run(*args: object) -> None:
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        assert result.exit_code == 0, result.output
+
+    joints = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
+    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = peer.createData()
+    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
+    pin.framesForwardKinematics(peer, data, q_eq)
+    places = {foot: data.oMf[peer.getFrameId(foot)].translation for foot in FEET}
+    (tmp_path / "solo_pushed.toml").write_text(
+        f"inputs = {[f'm_{joint}' for joint in joints]!r}\n".replace("'", '"')
+        + f"contacts = {FEET!r}\n".replace("'", '"')
+        + "constraint_stabilization = 20.0\n\n"
+        + f'[urdf]\nfile = "{SOLO.as_posix()}"\nfloating_base = true\n\n[actuation]\n'
+        + "".join(f'tau_{joint} = "m_{joint}"\n' for joint in joints)
+        + "\n[contact_at]\n"
+        + "".join(f"{foot} = [{', '.join(repr(float(c)) for c in place)}]\n" for foot, place in places.items())
+    )
+    run("generate", tmp_path / "solo_pushed.toml", "--out", tmp_path / "solo_pushed")
+    x_eq = " ".join(repr(float(v)) for v in np.concatenate([q_eq, np.zeros(peer.nv)]))
+    run("lqr", tmp_path / "solo_pushed", "--x-eq", x_eq, "--save", tmp_path / "stand.json")
+    pushed = np.concatenate([q_eq, np.zeros(peer.nv)])
+    pushed[peer.nq] = 0.3
+    csv = tmp_path / "run.csv"
+    run(
+        "simulate",
+        tmp_path / "solo_pushed",
+        "--x0",
+        " ".join(map(repr, map(float, pushed))),
+        "--t-end",
+        "2",
+        "--lqr-from",
+        tmp_path / "stand.json",
+        "--csv",
+        csv,
+    )
+    end = np.loadtxt(csv, delimiter=",", skiprows=1)[-1, 1 : 1 + peer.nq + peer.nv]
+    assert abs(end[2] - 0.24) < 0.01
+    sys.path.insert(0, str(tmp_path))
+    try:
+        solo = importlib.import_module("solo_pushed")
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert np.abs(solo.constraint_fun(end)).max() <= 1e-6
