@@ -164,7 +164,11 @@ def check_file(path: Path, *, timed: bool, max_nv: int) -> dict:
         return {**row, "status": "skipped", "reason": f"nv = {m.nv} > {max_nv} (the size cap of this run)"}
     folder = Path(tempfile.mkdtemp(prefix="sls-mjcf-corpus-"))
     start = time.perf_counter()
-    sls.generate(model, folder / "py", functions=["M_fun", "qddot_fun"])
+    # a model with equality constraints (held exactly by sls, softly by MuJoCo): its unconstrained dynamics are
+    # compared, tau_fun(x, qacc) = B_u u at MuJoCo's constraint-free qacc
+    constrained = bool(model.constraints)
+    wanted = ["M_fun", "tau_fun", "input_matrix_fun"] if constrained else ["M_fun", "qddot_fun"]
+    sls.generate(model, folder / "py", functions=wanted)
     row["generate_s"] = time.perf_counter() - start
     package = _import(folder / "py")
     m = _smooth(mujoco, m)
@@ -181,11 +185,16 @@ def check_file(path: Path, *, timed: bool, max_nv: int) -> dict:
         u = d.ctrl.copy() if m.nu else np.zeros(package.N_INPUTS)
         J = _speed_map(m, d, free)
         errors_M.append(_relative(package.M_fun(x, **params), J.T @ _full_mass_matrix(mujoco, m, d) @ J))
+        if constrained:
+            forces = package.input_matrix_fun(x, **params) @ u
+            errors_qacc.append(_relative(package.tau_fun(x, d.qacc, **params), forces))
+            continue
         vdot = package.qddot_fun(x, u, **params)
         errors_qacc.append(_relative(vdot, _speed_rates(m, d, x, getattr(package, "N_Q", package.N_DOF), free)))
     row["M_error"], row["qacc_error"] = max(errors_M), max(errors_qacc)
     row["status"] = "generated" if max(row["M_error"], row["qacc_error"]) <= RELATIVE else "disagrees"
-    if timed:
+    row["constraints"] = len(model.constraints)
+    if timed and not constrained:
         try:
             row["timing"] = _time_c_target(model, m, folder / "c", params)
         except Exception as exc:  # reported in the row, the agreement above still counts

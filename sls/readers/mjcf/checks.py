@@ -28,7 +28,8 @@ def _nonzero(m: Any, name: str, index: int) -> bool:
 def refuse_unsupported(m: Any, filename: str) -> None:
     """Raise :class:`~sls.errors.ModelFileError` (one line, starting with ``filename``) for the first element
     sls does not model: ball joints, free joints other than the first joint (:func:`_check_free_joint`), active
-    equality constraints, fluid forces, gravity compensation,
+    equality constraints other than joint and fixed-tendon ones (:func:`_check_equality`), fluid forces, gravity
+    compensation,
     flexes, plugins, nonlinear springs and dampers, tendons with springs, dampers, friction or armature, spatial
     tendons an actuator drives, and actuators other than those :mod:`~sls.readers.mjcf.actuators` reads."""
 
@@ -55,12 +56,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
         fail("the model has no joints: nothing moves (sls reads hinge, slide and free joints)")
     for e in range(m.neq):
         if m.eq_active0[e]:
-            code = int(m.eq_type[e])
-            shape = _EQUALITY_KINDS[code] if code < len(_EQUALITY_KINDS) else "equality"
-            fail(
-                f"equality constraint '{element_name(m, 'eq', e, 'equality')}' ({shape}): equality constraints are not "
-                "read from MJCF yet; remove it or make it inactive (active=\"false\")"
-            )
+            _check_equality(m, e, fail)
     if m.opt.density > 0 or m.opt.viscosity > 0:
         fail(
             f'<option density="{m.opt.density:g}" viscosity="{m.opt.viscosity:g}">: MuJoCo\'s fluid forces are not '
@@ -82,6 +78,26 @@ def refuse_unsupported(m: Any, filename: str) -> None:
         if t in driven and act.fixed_tendon(m, t) is None:
             fail(f"actuator on tendon '{name}': a spatial tendon's length is not modelled (fixed tendons only)")
     _check_actuators(m, fail)
+
+
+def _check_equality(m: Any, e: int, fail: Any) -> None:
+    """An active equality constraint is read when it couples hinge or slide joints, or fixed tendons
+    (:mod:`sls.readers.mjcf.equality`), on a model without a free joint."""
+    code = int(m.eq_type[e])
+    shape = _EQUALITY_KINDS[code] if code < len(_EQUALITY_KINDS) else "equality"
+    name = f"equality constraint '{element_name(m, 'eq', e, 'equality')}' ({shape})"
+    if shape not in ("joint", "tendon"):
+        fail(
+            f"{name}: only joint and fixed-tendon equalities are read from MJCF; remove it or make it inactive "
+            '(active="false")'
+        )
+    if any(int(m.jnt_type[j]) == FREE for j in range(m.njnt)):
+        fail(f"{name}: equality constraints are not read with a free joint yet; remove it or make it inactive")
+    if shape == "tendon":
+        for t in (int(m.eq_obj1id[e]), int(m.eq_obj2id[e])):
+            if t >= 0 and act.fixed_tendon(m, t) is None:
+                tendon = element_name(m, "tendon", t, "tendon")
+                fail(f"{name}: tendon '{tendon}' is spatial; only fixed tendons (joint wraps) have a length sls models")
 
 
 def _check_free_joint(m: Any, j: int, fail: Any) -> None:

@@ -25,6 +25,7 @@ from sls.readers.mjcf.checks import (
     refuse_unsupported,
 )
 from sls.readers.mjcf.compile import compile_mjcf
+from sls.readers.mjcf.equality import equality_constraints
 from sls.readers.mjcf.structure import read_tree
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
 from sls.readers.urdf.naming import (
@@ -103,6 +104,7 @@ def load_mjcf(
             name=name or model_name(robot.name) or path.stem,
             source=source or f"MJCF file {path.name}",
             tree=robot,
+            constraints=_equalities(m, robot, joint_q) or None,
         )
     except SlsError as exc:
         raise ModelFileError(f"{filename}: {exc}") from None
@@ -110,6 +112,13 @@ def load_mjcf(
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
     return model
+
+
+def _equalities(m: Any, robot: Any, joint_q: list) -> tuple:
+    """The active joint and fixed-tendon equality constraints (:mod:`sls.readers.mjcf.equality`) in the
+    coordinates; ``()`` without any."""
+    coordinate = {j: symbol(q.name) for j, q in zip(_joint_ids(m, robot), joint_q)}
+    return equality_constraints(m, coordinate)
 
 
 def _joint_ids(m: Any, robot: Any) -> list:

@@ -98,8 +98,8 @@ def one_line_error(tmp_path: Path, text: str, name: str = "bad.xml") -> str:
         ),
         ('<mujoco><worldbody><body><geom size="1"/></body></worldbody></mujoco>', "the model has no joints"),
         (
-            body(HINGE, '<equality><joint name="lock" joint1="h"/></equality>'),
-            "equality constraint 'lock' (joint): equality constraints are not read from MJCF yet",
+            body(HINGE, '<equality><weld name="lock" body1="b"/></equality>'),
+            "equality constraint 'lock' (weld): only joint and fixed-tendon equalities are read from MJCF",
         ),
         (body(HINGE).replace("<mujoco>", '<mujoco><option viscosity="0.1"/>'), "fluid forces are not modelled"),
         (body(HINGE).replace('name="b"', 'name="b" gravcomp="1"'), "body 'b' has gravcomp"),

@@ -1,0 +1,148 @@
+"""MJCF joint and fixed-tendon equality constraints (sls/readers/mjcf/equality.py) as holonomic constraints.
+
+Reference: the same arm reduced by hand to its one free coordinate (the constraints solved for q2 and q3), its
+accelerations from the package's own ``M_fun`` and ``tau_fun`` (checked against MuJoCo in
+test_mjcf_against_mujoco.py) projected on the constraints' tangent; the constraint values against MuJoCo's
+``qpos0``/``tendon_length0`` conventions; refusals of the kinds sls does not read, one line each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_package
+
+import sls
+from sls.readers.mjcf import load_mjcf
+
+mujoco = pytest.importorskip("mujoco")
+
+#: Three hinges about y, refs 0.1 and 0.2 on the last two; the tendon t = q1 + q2 is held at its reference length
+#: plus A0, and q3 − 0.2 = B0 + B1 (q2 − 0.1) + B2 (q2 − 0.1)².
+A0, B0, B1, B2 = 0.3, 0.05, 2.0, 0.5
+ARM = f"""
+<mujoco model="coupled_arm">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="j1" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.04" mass="1"/>
+      <body name="middle" pos="0.5 0 0">
+        <joint name="j2" axis="0 1 0" ref="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="0.7"/>
+        <body name="lower" pos="0.4 0 0">
+          <joint name="j3" axis="0 1 0" ref="0.2"/>
+          <geom type="capsule" fromto="0 0 0 0.3 0 0.1" size="0.03" mass="0.4"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t"><joint joint="j1" coef="1"/><joint joint="j2" coef="1"/></fixed>
+  </tendon>
+  <equality>
+    <tendon tendon1="t" polycoef="{A0} 0 0 0 0"/>
+    <joint joint1="j3" joint2="j2" polycoef="{B0} {B1} {B2} 0 0"/>
+  </equality>
+</mujoco>
+"""
+
+
+@pytest.fixture(scope="module")
+def arm(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("coupled")
+    (folder / "arm.xml").write_text(ARM)
+    model = load_mjcf(folder / "arm.xml")
+    sls.generate(model, folder / "pkg")
+    return model, import_package(folder / "pkg"), mujoco.MjModel.from_xml_string(ARM)
+
+
+def consistent_state(peer, theta: float, rate: float) -> tuple:
+    """The state at q1 = θ, q̇1 = θ̇ on both constraints, the Jacobian J = ∂q/∂θ and the drift d = q̈ − J θ̈."""
+    q1 = theta
+    q2 = peer.tendon_length0[0] + A0 - q1
+    s = q2 - 0.1
+    q3 = 0.2 + B0 + B1 * s + B2 * s**2
+    J = np.array([1.0, -1.0, -(B1 + 2 * B2 * s)])
+    dq = J * rate
+    drift = np.array([0.0, 0.0, 2 * B2 * dq[1] ** 2])
+    return np.array([q1, q2, q3, *dq]), J, drift
+
+
+def test_the_constraints_follow_mujocos_references(arm):
+    model, package, peer = arm
+    assert model.constrained and len(model.constraints) == 2
+    assert peer.tendon_length0[0] == pytest.approx(0.1)  # q1 + q2 at qpos0 = (0, 0.1, 0.2)
+    x, _, _ = consistent_state(peer, 0.4, -1.3)
+    np.testing.assert_allclose(package.constraint_fun(x), 0.0, atol=1e-14)
+    off = x.copy()
+    off[2] += 0.01
+    assert abs(package.constraint_fun(off)).max() == pytest.approx(0.01)
+    # MuJoCo's own residual of its equality rows (efc_pos) is sls's constraint_fun, on and off the constraints
+    data = mujoco.MjData(peer)
+    for state in (x, off):
+        data.qpos[:] = state[:3]
+        mujoco.mj_forward(peer, data)
+        rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+        np.testing.assert_allclose(data.efc_pos[rows], package.constraint_fun(state)[:2], atol=1e-14)
+
+
+def test_accelerations_are_the_reduced_dynamics(arm):
+    """q̈ = J θ̈ + d with (Jᵀ M J) θ̈ = Jᵀ (u − h − M d), h = tau_fun(x, 0) (gravity and Coriolis), on the
+    constraints; the multipliers make the joints' equations hold: M q̈ + h = u + Aᵀ λ."""
+    _, package, peer = arm
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        x, J, drift = consistent_state(peer, rng.uniform(-1, 1), rng.normal())
+        u = rng.normal(size=3)
+        M, h = package.M_fun(x), package.tau_fun(x, np.zeros(3))
+        theta_ddot = J @ (u - h - M @ drift) / (J @ M @ J)
+        want = J * theta_ddot + drift
+        got = package.qddot_fun(x, u)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+        A, lam = package.constraint_jac_fun(x), package.multipliers_fun(x, u)
+        np.testing.assert_allclose(M @ got + h, u + A.T @ lam, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "equality, message",
+    [
+        ('<connect body1="lower" body2="upper" anchor="0 0 0"/>', "(connect): only joint and fixed-tendon equalities"),
+        ('<weld body1="lower"/>', "(weld): only joint and fixed-tendon equalities"),
+    ],
+)
+def test_other_equalities_are_refused_in_one_line(equality, message, tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text(ARM.replace("</equality>", f"{equality}</equality>"))
+    with pytest.raises(sls.ModelFileError) as error:
+        load_mjcf(path)
+    assert str(error.value).startswith(str(path)) and message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_an_inactive_equality_is_left_out(tmp_path):
+    path = tmp_path / "loose.xml"
+    path.write_text(ARM.replace('<tendon tendon1="t"', '<tendon active="false" tendon1="t"'))
+    assert len(load_mjcf(path).constraints) == 1
+
+
+def test_the_c_target_solves_the_coupled_arm_as_python_does(arm, tmp_path):
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    model, package, peer = arm
+    sls.generate(model, tmp_path / "c", target="c")
+    compiled = import_package(tmp_path / "c")
+    x, _, _ = consistent_state(peer, 0.2, 0.7)
+    u = np.array([0.3, -0.2, 0.1])
+    for name in ("qddot_fun", "multipliers_fun"):
+        np.testing.assert_allclose(getattr(compiled, name)(x, u), getattr(package, name)(x, u), rtol=1e-12, atol=1e-12)
+
+
+def test_fewer_functions_of_a_constrained_robot_generate(arm, tmp_path):
+    """--functions M_fun,tau_fun derives no constraint Jacobian: the mass-matrix check runs on M alone."""
+    model, package, peer = arm
+    sls.generate(model, tmp_path / "few", functions=["M_fun", "tau_fun"])
+    few = import_package(tmp_path / "few")
+    x, _, _ = consistent_state(peer, 0.1, 0.2)
+    np.testing.assert_allclose(few.M_fun(x), package.M_fun(x), rtol=1e-14)
