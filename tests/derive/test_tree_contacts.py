@@ -124,7 +124,7 @@ def test_contacts_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
 
     from sls.cli.app import main
 
-    (tmp_path / "solo_pushed.toml").write_text(
+    (tmp_path / "solo.toml").write_text(
         f'contacts = ["FL_FOOT", "HR_FOOT:point"]\nconstraint_stabilization = 20.0\n\n[urdf]\nfile = "{SOLO}"\n'
         "floating_base = true\n"
     )

@@ -96,7 +96,10 @@ def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
     tree = getattr(model, "tree", None)
     return {
         "dependent": DEPENDENT,
-        "roles": {f.name: f.solve or "multipliers" for f in chosen if f.numeric},
+        # a solve's kind, else what the multipliers give: all of them, or the contacts' (an output sized by "c")
+        "roles": {
+            f.name: f.solve or ("contacts" if f.outputs[0][1][0] == "c" else "multipliers") for f in chosen if f.numeric
+        },
         "linearizes": any(f.numeric and f.solve == functions.LINEARIZATION for f in chosen),
         "speeds": getattr(model, "kinematics", None) is not None,
         "free_flyer": tree is not None and tree.free is not None,
