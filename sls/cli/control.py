@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from sls.cli.values import METHODS, parse_param
+from sls.cli.options import check_simulation_options, simulation_options
+from sls.cli.values import parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 from sls.progress import Progress
@@ -314,15 +315,7 @@ def lqr_command(
     metavar="VALUES",
     help='Initial state, 2n numbers (N_Q + N_V with a quaternion base): --x0 "0 pi/18 0 0".',
 )
-@click.option("--t-end", "t_end", required=True, type=float, metavar="SECONDS", help="End time.")
-@click.option("--t-start", "t_start", default=0.0, show_default=True, type=float, metavar="SECONDS", help="Start time.")
-@click.option(
-    "--lqr-from",
-    "lqr_from",
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
-)
+@simulation_options("Close the loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.")
 @click.option(
     "--allow-other-model",
     "allow_other_model",
@@ -345,16 +338,6 @@ def lqr_command(
     help="Write t, the state, the input and the energy as CSV.",
 )
 @click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")
-@click.option(
-    "--method",
-    default="RK45",
-    show_default=True,
-    type=click.Choice(METHODS),
-    help="The integrator: RK45, RK23, DOP853 (explicit) or Radau, BDF, LSODA (for stiff models, e.g. steep "
-    "friction; they get the analytic Jacobian).",
-)
-@click.option("--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator.")
-@click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success (no progress bar).")
 def simulate_command(
     package_dir: str,
@@ -393,10 +376,7 @@ def simulate_command(
         check_output_file(plot, "--plot")
     if csv:
         check_output_file(csv, "--csv")
-    if not (math.isfinite(t_end) and math.isfinite(t_start) and t_end > t_start):
-        raise UsageError(f"--t-end {t_end:g}: must be a finite time after --t-start {t_start:g}")
-    if not (rtol > 0 and atol > 0):
-        raise UsageError("--rtol and --atol must be positive")
+    check_simulation_options(t_start, t_end, rtol, atol)
     pkg = load_package(package_dir)
     values = _params(pkg, params)
     x = parse_vector(x0, state_size(pkg), "--x0", pkg.STATE)

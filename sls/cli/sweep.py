@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from sls.cli.control import parse_vector
-from sls.cli.values import METHODS
+from sls.cli.options import check_simulation_options, simulation_options
 from sls.errors import OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 
@@ -68,18 +68,7 @@ def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, f
     help="The parameter sets: a header row of parameter names, then one row of numbers per set.",
 )
 @click.option("--x0", "x0", required=True, metavar="VALUES", help='Initial state, as for sls simulate.')
-@click.option("--t-end", "t_end", required=True, type=float, metavar="SECONDS", help="End time.")
-@click.option("--t-start", "t_start", default=0.0, show_default=True, type=float, metavar="SECONDS", help="Start time.")
-@click.option(
-    "--lqr-from",
-    "lqr_from",
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Close every loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.",
-)
-@click.option("--method", default="RK45", show_default=True, type=click.Choice(METHODS), help="The integrator.")
-@click.option("--rtol", default=1e-8, show_default=True, type=float, help="Relative tolerance of the integrator.")
-@click.option("--atol", default=1e-10, show_default=True, type=float, help="Absolute tolerance of the integrator.")
+@simulation_options("Close every loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.")
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
@@ -129,10 +118,7 @@ def sweep_command(
     require_distributed()
     if out:
         check_output_file(out, "--out")
-    if not (math.isfinite(t_end) and math.isfinite(t_start) and t_end > t_start):
-        raise UsageError(f"--t-end {t_end:g}: must be a finite time after --t-start {t_start:g}")
-    if not (rtol > 0 and atol > 0):
-        raise UsageError("--rtol and --atol must be positive")
+    check_simulation_options(t_start, t_end, rtol, atol)
     if workers is not None and scheduler is not None:
         raise UsageError("--workers sizes the local cluster; it does not go with --scheduler")
     pkg = load_package(package_dir)
