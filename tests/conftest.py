@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sls
@@ -124,3 +125,19 @@ def run(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProces
     if check:
         assert result.returncode == 0, f"sls {' '.join(args)} failed ({result.returncode}):\n{result.stderr}"
     return result
+
+
+def agree(got, want, what: str, tol: float = 1e-12, same_type: bool = True) -> None:
+    """``got`` equals ``want`` to ``tol`` relative to the largest entry of ``want``: float64 arrays of the same
+    shape (tuples entry by entry); with ``same_type`` also of the same Python type (array or float)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            agree(g, w, what, tol, same_type)
+        return
+    if same_type:
+        assert type(got) is type(want), f"{what}: {type(got).__name__} != {type(want).__name__}"
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype == np.float64, f"{what}: {got.shape} != {want.shape}"
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, err_msg=what)

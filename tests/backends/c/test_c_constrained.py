@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import import_package
+from conftest import agree, import_package
 
 import sls
 
@@ -81,18 +81,6 @@ def models() -> dict:
         "quaternion": lambda: sls.load_toml("quaternion.toml", text=QUATERNION_TOML),
     }
 
-
-def agree(got, want, what: str, tol: float = TOL) -> None:
-    """``got`` equals ``want`` to ``tol`` (relative to the largest entry), same type and shape."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), what
-        for g, w in zip(got, want):
-            agree(g, w, what, tol)
-        return
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype == np.float64, f"{what}: {got.shape} != {want.shape}"
-    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, err_msg=what)
 
 
 def pair(model: sls.Model, folder: Path, method: str = "auto") -> tuple:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import import_package
+from conftest import agree, import_package
 
 import sls
 
@@ -27,7 +27,6 @@ pin = pytest.importorskip("pinocchio")
 
 CC = os.environ.get("CC") or "cc"
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
-TOL = 1e-12
 pytestmark = pytest.mark.skipif(shutil.which(CC.split()[0]) is None, reason=f"no C compiler ({CC})")
 
 ROBOTS = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
@@ -103,19 +102,6 @@ def drone_expanded(tmp_path_factory):
 
 ROBOT_FIXTURES = ["drone", "solo", "drone_expanded"]
 
-
-def agree(got, want, what):
-    """``got`` equals ``want`` to 1e-12 (relative to the largest entry), same type and shape."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), what
-        for g, w in zip(got, want):
-            agree(g, w, what)
-        return
-    assert type(got) is type(want), f"{what}: {type(got).__name__} != {type(want).__name__}"
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype == np.float64, f"{what}: {got.shape} != {want.shape}"
-    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-    np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL * scale, err_msg=what)
 
 
 def calls(package, x: np.ndarray, rng: np.random.Generator) -> dict:

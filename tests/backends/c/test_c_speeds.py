@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
-from conftest import import_package
+from conftest import agree, import_package
 from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBody, dot, dynamicsymbols, inertia
 
 import sls
@@ -30,7 +30,6 @@ from sls.backends import c as cbackend
 
 CC = os.environ.get("CC") or "cc"
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
-TOL = 1e-12
 
 pytestmark = pytest.mark.skipif(shutil.which(CC.split()[0]) is None, reason=f"no C compiler ({CC})")
 
@@ -53,19 +52,6 @@ I2 = 2.0
 I3 = 3.0
 """
 
-
-def agree(got, want, what):
-    """``got`` equals ``want`` to 1e-12 (relative to the largest entry), same type and shape."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), what
-        for g, w in zip(got, want):
-            agree(g, w, what)
-        return
-    assert type(got) is type(want), f"{what}: {type(got).__name__} != {type(want).__name__}"
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype == np.float64, f"{what}: {got.shape} != {want.shape}"
-    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-    np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL * scale, err_msg=what)
 
 
 def body_model(folder: Path) -> sls.Model:
