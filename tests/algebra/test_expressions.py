@@ -125,11 +125,9 @@ def test_hostile_text_is_refused_without_running_anything(text, tmp_path, monkey
     monkeypatch.setattr(builtins, "compile", ast_only_compile)
     monkeypatch.setattr(sympy, "sympify", forbidden)
     monkeypatch.setattr(sympy.parsing.sympy_parser, "parse_expr", forbidden)
-    start = time.perf_counter()
     with pytest.raises(sls.ExpressionError) as info:
         parse_expression(text, "T")
     monkeypatch.undo()
-    assert time.perf_counter() - start < 2.0
     assert not marker.exists()
     message = str(info.value)
     assert message.startswith("T: ")
@@ -161,11 +159,9 @@ def test_valid_expressions(text, expected):
     assert sympy.simplify(parse_expression(text) - expected) == 0
 
 
-def test_long_sums_are_accepted_quickly():
+def test_long_sums_are_accepted():
     text = " + ".join(f"a{i}*q^{i % 5}" for i in range(2000))
-    start = time.perf_counter()
     expr = parse_expression(text)
-    assert time.perf_counter() - start < 5.0
     assert len(expr.args) == 2000
 
 
@@ -247,12 +243,11 @@ def test_grammar_text_raises_only_expression_error(text):
         assert result.is_finite is not False
 
 
-def test_very_long_flat_sum_parses_quickly():
-    """40000 terms: too deep for ast.parse on Python 3.11+, so sls splits the sum into terms."""
-    start = time.perf_counter()
+def test_very_long_flat_sum_parses():
+    """40000 terms: too deep for ast.parse on Python 3.11+, so sls splits the sum into terms (its speed is
+    measured in the benchmarks; its growth with the length in test_long_sums_parse_in_linear_time)."""
     result = parse_expression("+".join(["q"] * 40000), "T")
     assert result == 40000 * sympy.Symbol("q", real=True)
-    assert time.perf_counter() - start < 5.0
 
 
 def _machine_terms(count: int) -> list:
@@ -306,10 +301,8 @@ def test_long_sums_parse_in_linear_time():
 
 def test_length_cap_is_generous_and_still_refuses_longer_text():
     assert MAX_LENGTH >= 1_000_000
-    start = time.perf_counter()
     with pytest.raises(sls.ExpressionError, match="expression is too long"):
         parse_expression("q+" * (MAX_LENGTH // 2) + "q", "T")
-    assert time.perf_counter() - start < 1.0
 
 
 @pytest.mark.parametrize(
@@ -322,11 +315,9 @@ def test_length_cap_is_generous_and_still_refuses_longer_text():
     ],
     ids=["product", "parenthesized sum", "unary", "power tower"],
 )
-def test_deep_texts_are_still_refused_quickly(text):
-    start = time.perf_counter()
+def test_deep_texts_are_still_refused(text):
     with pytest.raises(sls.ExpressionError, match="too deeply nested or too large"):
         parse_expression(text, "T")
-    assert time.perf_counter() - start < 2.0
 
 
 def test_errors_in_a_split_sum_name_the_right_column():
