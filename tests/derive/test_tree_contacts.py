@@ -5,7 +5,6 @@ space; the readers' one-line refusals."""
 
 import importlib
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,8 @@ import sls
 from sls.readers.urdf import load_urdf
 
 pin = pytest.importorskip("pinocchio")
-SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
-FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+from pinocchio_peers import FEET, SOLO, SOLO_JOINTS, SOLO_STANDING, feet_places, random_state, solo_on_feet  # noqa: E402
+
 SAMPLES = 200
 
 
@@ -30,24 +29,8 @@ def standing(tmp_path_factory):
         package = importlib.import_module(model.name)
     finally:
         sys.path.remove(str(folder))
-    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
-    contacts = pin.StdVec_RigidConstraintModel()
-    for foot in FEET:
-        frame = peer.frames[peer.getFrameId(foot)]
-        contacts.append(
-            pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_3D, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
-            )
-        )
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
+    peer, contacts, datas = solo_on_feet()
     return package, peer, contacts, datas
-
-
-def random_state(peer, rng) -> np.ndarray:
-    q = pin.randomConfiguration(peer, -np.ones(peer.nq), np.ones(peer.nq))
-    return np.concatenate([q, rng.normal(size=peer.nv)])
 
 
 def test_layout_and_parameters(standing):
@@ -138,56 +121,11 @@ def test_contacts_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
     assert refused.exit_code != 0 and "--contacts goes with a URDF robot" in refused.output
 
 
-def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
-    """Solo-12 on its four feet, driven by its twelve joint motors only (the ground carries it): sls.control.lqr
-    at a standing pose, then a 0.3 m/s push of the trunk: after 2 s the trunk is back at its height within 1 cm,
-    the feet stay where they stand (Baumgarte rate 20/s), and the ground carries the weight."""
-    import sls.control as control
-
-    joints = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
-    model = load_urdf(
-        SOLO,
-        floating_base=True,
-        contacts=FEET,
-        constraint_stabilization=20.0,
-        name="solo_standing",
-        inputs=[f"m_{joint}" for joint in joints],
-        actuation={f"tau_{joint}": f"m_{joint}" for joint in joints},
-    )
-    sls.generate(model, tmp_path / model.name)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        package = importlib.import_module(model.name)
-    finally:
-        sys.path.remove(str(tmp_path))
-    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
-    data = peer.createData()
-    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
-    pin.framesForwardKinematics(peer, data, q_eq)
-    params = {
-        f"contact_{foot}_{axis}": float(value)
-        for foot in FEET
-        for axis, value in zip("xyz", data.oMf[peer.getFrameId(foot)].translation)
-    }
-    x_eq = np.concatenate([q_eq, np.zeros(peer.nv)])
-    u_eq = control.equilibrium_input(package, x_eq, params=params)
-    u_eq = u_eq[0] if isinstance(u_eq, tuple) else u_eq
-    design = control.lqr(package, x_eq, u_eq, Q=1.0, R=1.0, params=params)
-    pushed = x_eq.copy()
-    pushed[peer.nq] = 0.3  # the trunk's forward speed
-    result = control.simulate(package, pushed, (0.0, 2.0), design, params=params)
-    end = result.y[:, -1]
-    assert result.success and abs(end[2] - 0.24) < 0.01
-    assert np.abs(package.constraint_fun(end, **params)).max() <= 1e-6
-    weight = -sum(inertia.mass for inertia in peer.inertias) * peer.gravity.linear[2]
-    forces = package.contact_forces_fun(end, design(2.0, end), **params)
-    assert forces[:, 2].sum() == pytest.approx(weight, rel=1e-3)
-
-
 def test_the_push_recovery_from_the_command_line(tmp_path):
     """The same workflow as a user types it: a model file with the feet held where the standing pose puts them
     (``contact_at``), ``sls generate``, ``sls lqr`` at the standing pose (inputs computed), ``sls simulate`` of a
-    0.3 m/s push: the trunk back at its height within 1 cm after 2 s, the feet where they stand."""
+    0.3 m/s push: the trunk back at its height within 1 cm after 2 s, the feet where they stand, the ground carrying
+    the weight."""
     from click.testing import CliRunner
 
     from sls.cli import main
@@ -196,12 +134,10 @@ def test_the_push_recovery_from_the_command_line(tmp_path):
         result = CliRunner().invoke(main, [str(a) for a in args])
         assert result.exit_code == 0, result.output
 
-    joints = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
-    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
-    data = peer.createData()
-    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
-    pin.framesForwardKinematics(peer, data, q_eq)
-    places = {foot: data.oMf[peer.getFrameId(foot)].translation for foot in FEET}
+    joints = SOLO_JOINTS
+    peer, _, _ = solo_on_feet()
+    q_eq = SOLO_STANDING
+    places = feet_places(peer, q_eq)
     (tmp_path / "solo_pushed.toml").write_text(
         f"inputs = {[f'm_{joint}' for joint in joints]!r}\n".replace("'", '"')
         + f"contacts = {FEET!r}\n".replace("'", '"')
@@ -229,11 +165,14 @@ def test_the_push_recovery_from_the_command_line(tmp_path):
         "--csv",
         csv,
     )
-    end = np.loadtxt(csv, delimiter=",", skiprows=1)[-1, 1 : 1 + peer.nq + peer.nv]
-    assert abs(end[2] - 0.24) < 0.01
+    last = np.loadtxt(csv, delimiter=",", skiprows=1)[-1]  # t, the state, the inputs, T, V, T + V
+    end, inputs = last[1 : 1 + peer.nq + peer.nv], last[1 + peer.nq + peer.nv : -3]
+    assert abs(end[2] - 0.24) < 0.01 and len(inputs) == len(joints)
     sys.path.insert(0, str(tmp_path))
     try:
         solo = importlib.import_module("solo_pushed")
     finally:
         sys.path.remove(str(tmp_path))
     assert np.abs(solo.constraint_fun(end)).max() <= 1e-6
+    weight = -sum(inertia.mass for inertia in peer.inertias) * peer.gravity.linear[2]
+    assert solo.contact_forces_fun(end, inputs)[:, 2].sum() == pytest.approx(weight, rel=1e-3)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,26 +20,8 @@ from sls.readers.urdf import load_urdf
 pin = pytest.importorskip("pinocchio")
 CC = os.environ.get("CC") or "cc"
 pytestmark = pytest.mark.skipif(shutil.which(CC.split()[0]) is None, reason=f"no C compiler ({CC})")
-SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
-FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
-JOINTS = [f"{leg}_{joint}" for leg in ("FL", "FR", "HL", "HR") for joint in ("HAA", "HFE", "KFE")]
-
-
-def peer_contacts() -> tuple:
-    """Pinocchio's Solo-12 with a free-flyer, its four 3-D contact models (LOCAL_WORLD_ALIGNED) and their datas."""
-    peer = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
-    contacts = pin.StdVec_RigidConstraintModel()
-    for foot in FEET:
-        frame = peer.frames[peer.getFrameId(foot)]
-        contacts.append(
-            pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_3D, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
-            )
-        )
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
-    return peer, contacts, datas
+from pinocchio_peers import FEET, SOLO, SOLO_JOINTS, SOLO_STANDING, feet_places, random_state  # noqa: E402
+from pinocchio_peers import solo_on_feet as peer_contacts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +32,6 @@ def standing(tmp_path_factory):
     sls.generate(model, folder / "c", target="c")
     sls.generate(model, folder / "py")
     return import_package(folder / "c"), import_package(folder / "py")
-
-
-def random_state(peer, rng) -> np.ndarray:
-    q = pin.randomConfiguration(peer, -np.ones(peer.nq), np.ones(peer.nq))
-    return np.concatenate([q, rng.normal(size=peer.nv)])
 
 
 def test_constrained_dynamics_equal_constraint_dynamics(standing):
@@ -123,19 +99,15 @@ def test_lqr_brings_the_standing_robot_back_after_a_push(tmp_path):
         contacts=FEET,
         constraint_stabilization=20.0,
         name="solo_standing_c",
-        inputs=[f"m_{joint}" for joint in JOINTS],
-        actuation={f"tau_{joint}": f"m_{joint}" for joint in JOINTS},
+        inputs=[f"m_{joint}" for joint in SOLO_JOINTS],
+        actuation={f"tau_{joint}": f"m_{joint}" for joint in SOLO_JOINTS},
     )
     sls.generate(model, tmp_path / "c", target="c")
     package = import_package(tmp_path / "c")
     peer, _, _ = peer_contacts()
-    data = peer.createData()
-    q_eq = np.array([0, 0, 0.24, 0, 0, 0, 1] + [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
-    pin.framesForwardKinematics(peer, data, q_eq)
+    q_eq = SOLO_STANDING
     params = {
-        f"contact_{foot}_{axis}": float(value)
-        for foot in FEET
-        for axis, value in zip("xyz", data.oMf[peer.getFrameId(foot)].translation)
+        f"contact_{foot}_{axis}": float(c) for foot, at in feet_places(peer, q_eq).items() for axis, c in zip("xyz", at)
     }
     x_eq = np.concatenate([q_eq, np.zeros(peer.nv)])
     u_eq = control.equilibrium_input(package, x_eq, params=params)
