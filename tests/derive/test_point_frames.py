@@ -5,17 +5,16 @@ J along the motion), on the expanded and graph routes, with generalized speeds, 
 
 import importlib
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
+from octave import matlab_vector, needs_octave, octave_matrices
 
 import sls
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 COMPILER = shutil.which("cc") or shutil.which("gcc")
 FRAME_FUNCTIONS = ["frame_pose_fun", "frame_jacobian_fun", "frame_jacobian_local_fun", "frame_jdot_v_fun"]
 L1, L2 = 0.5, 0.7
@@ -153,23 +152,13 @@ def test_c_frames_equal_python(packages, tmp_path):
         assert np.abs(getattr(compiled, name)(x) - expected).max() <= 1e-12, name
 
 
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 def test_matlab_frames_equal_python(packages, tmp_path):
     sls.generate(double_pendulum("mframes_pendulum"), tmp_path / "m", target="matlab", functions=FRAME_FUNCTIONS)
     x = states(1, seed=7)[0]
-    vector = "[" + " ".join(repr(float(v)) for v in x) + "]"
-    script = "format long; " + " ".join(f"disp(mat2str({name}({vector})(:)', 17));" for name in FRAME_FUNCTIONS)
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
-        cwd=tmp_path / "m",
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    script = " ".join(f"disp(mat2str({name}({matlab_vector(x)})(:)', 17));" for name in FRAME_FUNCTIONS)
+    rows = [np.ravel(matrix) for matrix in octave_matrices(script, tmp_path / "m")]
     assert len(rows) == len(FRAME_FUNCTIONS)
-    for name, row in zip(FRAME_FUNCTIONS, rows):
-        got = np.array([float(v) for v in row.strip("[]").replace(";", " ").split()])
+    for name, got in zip(FRAME_FUNCTIONS, rows):
         expected = getattr(packages["expanded"], name)(x)
         assert np.abs(got - np.ravel(expected, order="F")).max() <= 1e-12, name

@@ -5,19 +5,18 @@ random states per robot, fixed bases and quaternion bases; and the C and MATLAB 
 
 import importlib
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from octave import matlab_vector, needs_octave, octave_matrices
 
 import sls
 from sls.readers.urdf import load_urdf
 
 pin = pytest.importorskip("pinocchio")
 ROBOTS = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 COMPILER = shutil.which("cc") or shutil.which("gcc")
 SAMPLES = 1000
 
@@ -145,7 +144,7 @@ def test_c_frames_equal_python(label, tmp_path):
         assert np.abs(getattr(compiled, name)(x[3]) - expected[3]).max() <= 1e-12 * max(1.0, np.abs(expected).max())
 
 
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 def test_matlab_frames_equal_python(tmp_path):
     relative, floating, frames = CASES["Panda hand"]
     model = load_urdf(ROBOTS / relative, floating_base=floating, frames=frames, name="mframes_panda")
@@ -153,19 +152,9 @@ def test_matlab_frames_equal_python(tmp_path):
     sls.generate(model, tmp_path / "m", target="matlab", functions=FRAME_FUNCTIONS)
     peer = Peer(ROBOTS / relative, floating, python.STATE[: len(python.STATE) - python.N_DOF])
     x = random_states(python, peer, 1)[0]
-    vector = "[" + " ".join(repr(float(v)) for v in x) + "]"
-    script = "format long; " + " ".join(f"disp(mat2str({name}({vector})(:)', 17));" for name in FRAME_FUNCTIONS)
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
-        cwd=tmp_path / "m",
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("[")]
-    for name, row in zip(FRAME_FUNCTIONS, rows):
-        got = np.array([float(v) for v in row.strip("[]").replace(";", " ").split()])
+    script = " ".join(f"disp(mat2str({name}({matlab_vector(x)})(:)', 17));" for name in FRAME_FUNCTIONS)
+    rows = [np.ravel(matrix) for matrix in octave_matrices(script, tmp_path / "m")]
+    for name, got in zip(FRAME_FUNCTIONS, rows):
         expected = getattr(python, name)(x)
         # MATLAB's (:) reads column-major: compare against the Fortran-order flattening
         assert np.abs(got - np.ravel(expected, order="F")).max() <= 1e-12 * max(1.0, np.abs(expected).max()), name
@@ -182,7 +171,7 @@ def test_frames_from_a_model_file_and_the_command_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     good = CliRunner().invoke(main, ["generate", str(urdf), "--frames", "tool0", "--out", "pkg", "-q"])
     assert good.exit_code == 0, good.output
-    assert "FRAMES = (\"tool0\",)" in (tmp_path / "pkg" / "__init__.py").read_text()
+    assert 'FRAMES = ("tool0",)' in (tmp_path / "pkg" / "__init__.py").read_text()
     for arguments, message in (
         ([str(urdf), "--frames", "tool1"], "frames: 'tool1' is not a link of the robot; did you mean 'tool0'?"),
         (["pendulum", "--frames", "tool0"], "--frames goes with a URDF robot"),

@@ -2,38 +2,17 @@
 linearized_model equal the Python package's, for the bundled four-bar linkage and Solo-12 on its four feet."""
 
 import importlib
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from octave import matlab_vector, needs_octave, octave_matrices
 
 import sls
 from sls.readers.urdf import load_urdf
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
-pytestmark = pytest.mark.skipif(
-    OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)"
-)
-
-
-def octave_values(script: str, cwd: Path) -> list:
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", "format long; " + script],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("[")]
-    return [np.array([[float(v) for v in row.split()] for row in line.strip("[]").split(";")]) for line in rows]
-
-
-def text(vector: np.ndarray) -> str:
-    return "[" + " ".join(repr(float(v)) for v in vector) + "]"
+pytestmark = needs_octave
 
 
 def both(model: sls.Model, folder: Path):
@@ -48,11 +27,12 @@ def both(model: sls.Model, folder: Path):
 
 def compare(package, folder: Path, x: np.ndarray, u: np.ndarray, contacts: bool) -> None:
     script = (
-        f"x = {text(x)}; u = {text(u)}; disp(mat2str(qddot_fun(x, u), 17)); disp(mat2str(multipliers_fun(x, u), 17)); "
+        f"x = {matlab_vector(x)}; u = {matlab_vector(u)}; "
+        "disp(mat2str(qddot_fun(x, u), 17)); disp(mat2str(multipliers_fun(x, u), 17)); "
         "disp(mat2str(xdot_fun(x, u), 17)); [A, B] = linearized_model(x, u); disp(mat2str(A, 17)); "
         "disp(mat2str(B, 17));" + (" disp(mat2str(contact_forces_fun(x, u), 17));" if contacts else "")
     )
-    values = octave_values(script, folder / "m")
+    values = octave_matrices(script, folder / "m")
     A, B = package.linearized_model(x, u)
     expected = [package.qddot_fun(x, u), package.multipliers_fun(x, u), package.xdot_fun(x, u), A, B]
     if contacts:

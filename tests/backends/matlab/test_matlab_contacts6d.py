@@ -4,41 +4,20 @@ constraintDynamics with the same rigid contacts in LOCAL_WORLD_ALIGNED, and line
 package's."""
 
 import importlib
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from octave import matlab_vector, needs_octave, octave_matrices
 
 import sls
 from sls.readers.urdf import load_urdf
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
-pytestmark = pytest.mark.skipif(
-    OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)"
-)
+pytestmark = needs_octave
 pin = pytest.importorskip("pinocchio")
 SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
 STATES = 5
-
-
-def octave_values(script: str, cwd: Path) -> list:
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", "format long; " + script],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("[")]
-    return [np.array([[float(v) for v in row.split()] for row in line.strip("[]").split(";")]) for line in rows]
-
-
-def text(vector: np.ndarray) -> str:
-    return "[" + " ".join(repr(float(v)) for v in vector) + "]"
 
 
 def test_a_flat_foot_in_matlab_is_constraint_dynamics(tmp_path):
@@ -69,11 +48,11 @@ def test_a_flat_foot_in_matlab_is_constraint_dynamics(tmp_path):
         for u in rng.normal(size=(STATES, package.N_INPUTS))
     ]
     script = " ".join(
-        f"x = {text(x)}; u = {text(u)}; disp(mat2str(qddot_fun(x, u), 17)); "
+        f"x = {matlab_vector(x)}; u = {matlab_vector(u)}; disp(mat2str(qddot_fun(x, u), 17)); "
         "disp(mat2str(contact_forces_fun(x, u), 17)); [A, B] = linearized_model(x, u); disp(mat2str(A, 17));"
         for x, u in states
     )
-    values = octave_values(script, tmp_path / "m")
+    values = octave_matrices(script, tmp_path / "m")
     for index, (x, u) in enumerate(states):
         qddot, forces, A = values[3 * index : 3 * index + 3]
         tau = package.input_matrix_fun(x) @ u

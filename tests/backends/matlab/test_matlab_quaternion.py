@@ -1,18 +1,16 @@
 """The MATLAB target on quaternion floating bases: every solving function equals the Python target's (Octave)."""
 
 import importlib
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from octave import matlab_vector, needs_octave, octave_matrices, run_octave
 
 import sls
 from sls.readers.urdf import load_urdf
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 pin = pytest.importorskip("pinocchio")
 SOLO = Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
 DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/>
@@ -20,29 +18,7 @@ DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.
 </inertial></link></robot>"""
 
 
-def octave_values(script: str, cwd: Path) -> list:
-    """The matrices ``script`` prints with ``mat2str``, in order."""
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", "format long; " + script],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    matrices = []
-    for line in result.stdout.splitlines():
-        if line.startswith("["):
-            rows = line.strip().strip("[]").split(";")
-            matrices.append(np.array([[float(value) for value in row.split()] for row in rows]))
-    return matrices
-
-
-def text(vector: np.ndarray) -> str:
-    return "[" + " ".join(repr(float(v)) for v in vector) + "]"
-
-
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 @pytest.mark.parametrize("robot", ["drone", "solo12"])
 def test_matlab_quaternion_base_agrees_with_python(robot, tmp_path):
     if robot == "drone":
@@ -64,11 +40,11 @@ def test_matlab_quaternion_base_agrees_with_python(robot, tmp_path):
     x = np.concatenate([q, rng.normal(size=package.N_V)])
     u = rng.normal(size=package.N_INPUTS)
     script = (
-        f"x = {text(x)}; u = {text(u)}; "
+        f"x = {matlab_vector(x)}; u = {matlab_vector(u)}; "
         "disp(mat2str(qddot_fun(x, u), 17)); disp(mat2str(xdot_fun(x, u), 17)); disp(mat2str(M_fun(x), 17)); "
         "[A, B] = linearized_model(x, u); disp(mat2str(A, 17)); disp(mat2str(B, 17));"
     )
-    vdot, xdot, M, A, B = octave_values(script, tmp_path / "m")
+    vdot, xdot, M, A, B = octave_matrices(script, tmp_path / "m")
     A_ref, B_ref = package.linearized_model(x, u)
     np.testing.assert_allclose(np.ravel(vdot), package.vdot_fun(x, u), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(np.ravel(xdot), package.xdot_fun(x, u), rtol=1e-10, atol=1e-10)
@@ -78,7 +54,7 @@ def test_matlab_quaternion_base_agrees_with_python(robot, tmp_path):
     np.testing.assert_allclose(B, B_ref, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 def test_matlab_configuration_functions_agree_with_python(tmp_path):
     """integrate, difference, normalize_configuration, to_mujoco and from_mujoco of the .m package = the Python
     package's integrate, difference, normalize, to_mujoco and from_mujoco (Solo-12)."""
@@ -101,12 +77,13 @@ def test_matlab_configuration_functions_agree_with_python(tmp_path):
     scaled[3:7] *= 2.0
     x = np.concatenate([q0, v])
     script = (
-        f"disp(mat2str(integrate({text(q0)}, {text(dq)}), 17)); disp(mat2str(difference({text(q0)}, {text(q1)}), 17)); "
-        f"disp(mat2str(normalize_configuration({text(scaled)}), 17)); "
-        f"[qpos, qvel] = to_mujoco({text(x)}); disp(mat2str(qpos, 17)); disp(mat2str(qvel, 17)); "
+        f"q0 = {matlab_vector(q0)}; q1 = {matlab_vector(q1)}; dq = {matlab_vector(dq)}; "
+        "disp(mat2str(integrate(q0, dq), 17)); disp(mat2str(difference(q0, q1), 17)); "
+        f"disp(mat2str(normalize_configuration({matlab_vector(scaled)}), 17)); "
+        f"[qpos, qvel] = to_mujoco({matlab_vector(x)}); disp(mat2str(qpos, 17)); disp(mat2str(qvel, 17)); "
         f"disp(mat2str(from_mujoco(qpos, qvel), 17));"
     )
-    moved, difference, normalized, qpos, qvel, back = (np.ravel(a) for a in octave_values(script, tmp_path / "m"))
+    moved, difference, normalized, qpos, qvel, back = (np.ravel(a) for a in octave_matrices(script, tmp_path / "m"))
     np.testing.assert_allclose(moved, package.integrate(q0, dq), atol=1e-13)
     np.testing.assert_allclose(difference, package.difference(q0, q1), atol=1e-12)
     np.testing.assert_allclose(normalized, package.normalize(scaled), atol=1e-15)
@@ -116,7 +93,7 @@ def test_matlab_configuration_functions_agree_with_python(tmp_path):
     np.testing.assert_allclose(back, x, atol=1e-14)
 
 
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 def test_matlab_euler_chart_refuses_the_pole_in_one_line(tmp_path):
     """A yaw-pitch-roll base's qddot_fun and linearized_model raise sls:chartSingularity within the margin of
     pitch = ±90° (as the Python package's _chart), and compute as before outside it."""
@@ -129,17 +106,12 @@ def test_matlab_euler_chart_refuses_the_pole_in_one_line(tmp_path):
     away[4] = 1.0
     u = np.zeros(6)
     for function in ("qddot_fun(x, u)", "[A, B] = linearized_model(x, u)"):
-        script = f"x = {text(near)}; u = {text(u)}; try, {function}; disp('no error'); "
+        script = f"x = {matlab_vector(near)}; u = {matlab_vector(u)}; try, {function}; disp('no error'); "
         script += "catch e, disp(e.identifier); disp(e.message); end"
-        result = subprocess.run(
-            [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
-            cwd=tmp_path / "m",
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        lines = result.stdout.strip().splitlines()
-        assert lines[0] == "sls:chartSingularity", result.stdout + result.stderr
+        output = run_octave(script, tmp_path / "m")
+        lines = output.strip().splitlines()
+        assert lines[0] == "sls:chartSingularity", output
         assert "base_pitch" in lines[1] and "--base-orientation quaternion" in lines[1]
-    (value,) = octave_values(f"disp(mat2str(qddot_fun({text(away)}, {text(u)}), 17));", tmp_path / "m")
+    script = f"disp(mat2str(qddot_fun({matlab_vector(away)}, {matlab_vector(u)}), 17));"
+    (value,) = octave_matrices(script, tmp_path / "m")
     assert np.all(np.isfinite(value))
