@@ -42,7 +42,11 @@ class GraphNodes:
         self.args: list = []
         self.payload: list = []
         self.deps: list = []
+        #: per kind: ``args`` → node for the operators (their tuple of children is the key, shared with ``args``),
+        #: ``(args, payload)`` → node for numbers, symbols and functions
         self._index: dict = {}
+        #: one object per distinct ``deps`` mask (a large robot's million nodes share some ten thousand masks)
+        self._masks: dict = {}
         self._bits: dict = {}
         self._numbers: set = set()
         #: per number node: 0 (the value is zero), 1 (one) or 2 (anything else)
@@ -55,8 +59,11 @@ class GraphNodes:
     # construction (with the folding every simplifier agrees on)
 
     def _node(self, kind: str, args: tuple, payload: object = None) -> int:
-        key = (kind, args, payload)
-        found = self._index.get(key)
+        index = self._index.get(kind)
+        if index is None:
+            index = self._index[kind] = {}
+        key = args if payload is None else (args, payload)
+        found = index.get(key)
         if found is not None:
             return found
         node = len(self.kind)
@@ -68,8 +75,8 @@ class GraphNodes:
             deps |= self.deps[a]
         if kind == SYM:
             deps = 1 << self._bits.setdefault(payload, len(self._bits))
-        self.deps.append(deps)
-        self._index[key] = node
+        self.deps.append(self._masks.setdefault(deps, deps))
+        index[key] = node
         return node
 
     def number(self, value: sympy.Expr) -> int:

@@ -17,7 +17,7 @@ and every result is an :class:`~sls.lowering.expr.Expr`.
 
 from __future__ import annotations
 
-from collections import Counter
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,18 +68,23 @@ Plan = tuple[list[int], set[int]]
 
 
 def make_plan(g: Graph, outputs: Sequence[int]) -> Plan:
-    """The :data:`Plan` of printing ``outputs``."""
+    """The :data:`Plan` of printing ``outputs``. (Uses and depths are arrays over the whole graph, not
+    dictionaries of the reachable nodes: a large robot's Jacobian reaches a million nodes.)"""
     order = g.reachable(outputs)
-    uses: Counter = Counter(outputs)
+    size = len(g.kind)
+    uses = array("q", bytes(8 * size))
+    for o in outputs:
+        uses[o] += 1
+    kinds, arguments = g.kind, g.args
     for node in order:
-        uses.update(g.args[node])
-    depth: dict[int, int] = {}
+        for a in arguments[node]:
+            uses[a] += 1
+    depth = array("b", bytes(size))  # nesting of inlined nodes, at most MAX_INLINE_DEPTH
     named: set[int] = set()
     for node in order:
-        if g.kind[node] in ("sym", "num"):
-            depth[node] = 0
+        if kinds[node] in ("sym", "num"):
             continue
-        d = 1 + max((depth[a] for a in g.args[node]), default=0)
+        d = 1 + max((depth[a] for a in arguments[node]), default=0)
         if uses[node] > 1 or d > MAX_INLINE_DEPTH:
             named.add(node)
             d = 0
@@ -117,8 +122,13 @@ class GraphPrinter:
         late: list[tuple[str, str]] = []
         count = 0
         node_text = self._node
+        kinds, arguments = g.kind, g.args
         for node in order:
             text, prec = node_text(node, printed)
+            if kinds[node] not in ("pow", "sym", "num"):  # (a product reads the base of a power it divides by)
+                for a in arguments[node]:  # an inlined child's text is now part of this node's: free it
+                    if a not in named and kinds[a] not in ("sym", "num"):
+                        printed.pop(a, None)
             if node in named:
                 name = self.style.local(f"{prefix}{count}")
                 count += 1
