@@ -160,6 +160,11 @@ class Expr:
             return frozenset()
         return frozenset([ref.name for ref in self._decode()[1] if ref.library])
 
+    def refers_to_library(self, prefix: str) -> bool:
+        """True when a library name the expression refers to starts with ``prefix`` (``"math."``); reads the
+        marked text without decoding it (cheap on a large robot's millions of entries)."""
+        return f"{LIBRARY}{prefix}" in self._marked
+
     @property
     def is_name(self) -> bool:
         """True when the expression is a name alone."""

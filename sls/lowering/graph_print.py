@@ -118,8 +118,8 @@ class GraphPrinter:
         g = self.graph
         order, named = plan if plan is not None else make_plan(g, outputs)
         printed: dict[int, tuple[str, int]] = {}
-        lines: list[tuple[str, str]] = []
-        late: list[tuple[str, str]] = []
+        lines: list[tuple[str, Expr]] = []
+        late: list[tuple[str, Expr]] = []
         count = 0
         node_text = self._node
         kinds, arguments = g.kind, g.args
@@ -132,18 +132,14 @@ class GraphPrinter:
             if node in named:
                 name = self.style.local(f"{prefix}{count}")
                 count += 1
-                (late if g.deps[node] & late_mask else lines).append((name, text))
+                (late if g.deps[node] & late_mask else lines).append((name, Expr(text)))
                 text, prec = mark_name(name), ATOM
             printed[node] = (text, prec)
         values: dict[int, Expr] = {}  # one expression per output node (outputs share nodes: zeros, ...)
         for o in outputs:
             if o not in values:
                 values[o] = Expr(printed[o][0])
-        return (
-            [(name, Expr(text)) for name, text in lines],
-            [(name, Expr(text)) for name, text in late],
-            [values[o] for o in outputs],
-        )
+        return lines, late, [values[o] for o in outputs]
 
     # ------------------------------------------------------------------
 

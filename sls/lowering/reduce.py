@@ -169,6 +169,7 @@ class GraphReducer:
                 ]
             lets = [Let(name, expr) for name, expr in lines]
             late_lets = [Let(name, expr) for name, expr in late_lines]
+            lines = late_lines = []  # (a large robot's Jacobian: free the pairs before the next path is printed)
             result.append(Printed(lets, printed, constants, late_lets, late_entries))
         return result
 

@@ -47,5 +47,7 @@ def test_the_printers_mark_what_the_expression_reads_and_calls():
         printed = Expr.parse(printer.doprint(expr))
         assert set(printed.reads) == {"x", "y"}
         assert printed.library == library, printer
+        for prefix in ("math.", "np.", "max", "x"):  # x is read, not called: not a library name
+            assert printed.refers_to_library(prefix) == any(name.startswith(prefix) for name in library), prefix
     printed = Expr.parse(CPrinter({"x": "x_"}).expression(expr))
     assert set(printed.reads) == {"x_", "y"} and printed.library == {"sin", "sqrt", "pow", "fmax"}

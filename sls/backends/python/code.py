@@ -98,14 +98,14 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
         scalar_lines=_lines(scalar.printed.lines, True),
         batch_lines=_lines(batch.printed.lines, False),
         outputs=outputs,
-        uses_math=uses_math([*_expressions(scalar.printed.lines), *scalar_entries]),
+        uses_math=uses_math(_expressions(scalar.printed.lines)) or uses_math(scalar_entries),
     )
 
 
 def uses_math(exprs: Iterable[Expr]) -> bool:
     """True when the expressions ``exprs`` (of the scalar path) call a :mod:`math` function or read a constant of
     it (``math.sin``, ``math.pi``: library names the scalar printer marks)."""
-    return any(name.startswith("math.") for expr in exprs for name in expr.library)
+    return any(expr.refers_to_library("math.") for expr in exprs)
 
 
 def _expressions(statements: Iterable[Statement]) -> list[Expr]:
