@@ -147,11 +147,12 @@ class TreeTerms(GraphTerms):
         position's ``(∂r/∂δv) Rᵀ``, the quaternion's ``2 (∂r/∂δω) Qᵀ`` for ``S``'s quaternion block ``½ Q``
         (``QᵀQ = I`` for a unit quaternion); their part along the quaternion itself, which ``S`` drops, is zero.
         """
-        from sls.derive.rnea_derivatives import handles, rnea_derivatives
+        from sls.derive.rnea_derivatives import handles, rnea_derivatives, worth_it
 
-        if not handles(self.tree):
-            return super()._residual_jac()
+        residual = self.residual()  # r's nodes first, as the reverse passes have them: tau_fun's code unchanged
         graph, n = self.graph, self.n
+        if not handles(self.tree) or not worth_it(self.tree, sum(graph.operation_count([r]) for r in residual)):
+            return super()._residual_jac()
         d_q, d_v = rnea_derivatives(self.tree, self.dq, self.accelerations, self.gravity)
         applied = self._applied()
         extras = self._with_extras([graph.zero] * n, [graph.zero] * n)  # the springs (no armature: a is fixed)
@@ -160,9 +161,7 @@ class TreeTerms(GraphTerms):
         for k in range(n):
             tail = graph.gradient(rest[k], self.x) if rest[k] != graph.zero else [graph.zero] * len(self.x)
             coordinates = self._coordinate_columns(d_q[k])
-            rows.append(
-                [graph.add((a, b)) for a, b in zip(coordinates + d_v[k], tail)]
-            )
+            rows.append([graph.add((a, b)) for a, b in zip(coordinates + d_v[k], tail)])
         return rows
 
     def _coordinate_columns(self, row: list) -> list:

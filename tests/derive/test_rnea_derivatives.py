@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 import sympy
 
+from sls.derive import rnea_derivatives as rnea_derivatives_module
 from sls.derive.graph_route import GraphTerms
 from sls.derive.named_arrays import acceleration_symbols
-from sls.derive.rnea_derivatives import handles, rnea_derivatives
+from sls.derive.rnea_derivatives import handles, operation_estimate, rnea_derivatives, worth_it
 from sls.derive.tree_route import TreeTerms
 from sls.readers.urdf import load_urdf
 
@@ -49,8 +50,10 @@ class Derivatives:
         self._derivatives = graph.evaluator([e for row in d_q + d_v for e in row], symbols)
         self._tau = graph.evaluator(tau, symbols)
         joints = [str(s) for s in self.model.q[7 if floating else 0 :]]
-        self.peer = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating else (
-            pin.buildModelFromUrdf(str(path))
+        self.peer = (
+            pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+            if floating
+            else (pin.buildModelFromUrdf(str(path)))
         )
         self.data = self.peer.createData()
         base_q, base_v = (list(range(7)), list(range(6))) if floating else ([], [])
@@ -148,11 +151,13 @@ def _moved(robot: Derivatives, q, step) -> np.ndarray:
     return moved
 
 
-def _residual_jacobians(model) -> tuple:
-    """The tree route's ``residual_jac`` (analytical) and the reverse-mode one, as functions of all symbols."""
+def _residual_jacobians(model, monkeypatch) -> tuple:
+    """The tree route's ``residual_jac`` (analytical, even where reverse mode is cheaper) and the reverse-mode one,
+    as functions of all symbols."""
     found = []
     for analytical in (True, False):
         terms = TreeTerms(model)
+        monkeypatch.setattr(rnea_derivatives_module, "worth_it", lambda tree, operations, taken=analytical: taken)
         if not analytical:
             terms._residual_jac = lambda terms=terms: GraphTerms._residual_jac(terms)  # type: ignore[method-assign]
         terms.dynamics(("residual_jac",))
@@ -166,14 +171,14 @@ def _residual_jacobians(model) -> tuple:
 
 
 @pytest.mark.parametrize("label", ["UR5", "Solo-12"])
-def test_residual_jac_equals_reverse_mode(label):
+def test_residual_jac_equals_reverse_mode(label, monkeypatch):
     """Along the speeds (``∂r/∂q S(q)``, as every target uses it) the rows equal the reverse-mode ones."""
     relative_path, floating = CASES[label]
     model = load_urdf(ROBOTS / relative_path, floating_base=floating, name="robot")
-    _check_residual_jacobians(model)
+    _check_residual_jacobians(model, monkeypatch)
 
 
-def test_residual_jac_equals_reverse_mode_with_armature_springs_friction():
+def test_residual_jac_equals_reverse_mode_with_armature_springs_friction(monkeypatch):
     pytest.importorskip("mujoco")
     import warnings
 
@@ -183,11 +188,11 @@ def test_residual_jac_equals_reverse_mode_with_armature_springs_friction():
         warnings.simplefilter("ignore")
         model = load_mjcf(Path(__file__).resolve().parents[1] / "data" / "mjcf" / "half_cheetah.xml")
     assert model.tree is not None and model.tree.springs != 0 and any(model.tree.armature)
-    _check_residual_jacobians(model)
+    _check_residual_jacobians(model, monkeypatch)
 
 
-def _check_residual_jacobians(model) -> None:
-    analytical, reverse = _residual_jacobians(model)
+def _check_residual_jacobians(model, monkeypatch) -> None:
+    analytical, reverse = _residual_jacobians(model, monkeypatch)
     n, n_q, m = model.n, len(model.q), model.m
     rng = np.random.default_rng(4)
     S = _speed_map(model)
@@ -211,3 +216,17 @@ def _speed_map(model):
     S = sympy.Matrix(model.kinematics).jacobian(sympy.Matrix(model.dq))
     f = sympy.lambdify(list(model.q), S, "numpy")
     return lambda q: np.array(f(*q), dtype=float).reshape(n_q, n)
+
+
+def test_taken_for_floating_bases_not_for_arms():
+    """Reverse mode stays on a 6-joint arm (fewer operations there); the analytical derivatives are taken for
+    the floating bases, where they are far fewer."""
+    taken = {}
+    for label in CASES:
+        relative_path, floating = CASES[label]
+        terms = TreeTerms(load_urdf(ROBOTS / relative_path, floating_base=floating, name="robot"))
+        terms._start()
+        rows = terms.residual()
+        taken[label] = worth_it(terms.tree, sum(terms.graph.operation_count([r]) for r in rows))
+        assert operation_estimate(terms.tree) > 0
+    assert taken == {"UR5": False, "Solo-12": True, "G1": True}
