@@ -258,29 +258,29 @@ def _motion(vec: _Vectors, body: Body, joint: _Joint | _FreeJoint, pose: _Pose) 
 
 
 def _world_inertia(vec: _Vectors, g: Graph, body: Body, pose: _Pose) -> tuple:
-    """``(mass, h, I)`` of a body in the reference frame (``I`` about its origin, symmetric, full 3 × 3)."""
-    mass = vec.num(body.mass)
-    h_local = [vec.num(x) for x in body.moment]
-    I_local = [[vec.num(x) for x in row] for row in body.inertia]
-    R, p = pose.rows, pose.origin
-    Rh = _rotate(g, R, h_local)
-    RI = [[g.add([g.mul((R[a][k], I_local[k][b])) for k in range(3)]) for b in range(3)] for a in range(3)]
-    ph = vec.dot(p, Rh)
-    pp = vec.dot(p, p)
-    two = g.number(2)
+    """``(mass, h, I)`` of a body in the reference frame (``I`` about its origin, symmetric, full 3 × 3): from the
+    inertia about the centre of mass ``I_c`` (numbers), ``I = R I_c Rᵀ + m (|c|² 1 − c cᵀ)`` with ``c`` the centre
+    of mass in the reference frame and ``h = m c``."""
+    m = body.mass
+    com = [x / m for x in body.moment] if m != 0 else [0.0, 0.0, 0.0]
+    about_com = [
+        [body.inertia[a][b] - m * ((sum(x * x for x in com) if a == b else 0.0) - com[a] * com[b]) for b in range(3)]
+        for a in range(3)
+    ]
+    mass = vec.num(m)
+    R = pose.rows
+    c = vec.add(pose.origin, _rotate(g, R, [vec.num(x) for x in com]))
+    h = vec.scale(mass, c)
+    I_c = [[vec.num(x) for x in row] for row in about_com]
+    RI = [[g.add([g.mul((R[a][k], I_c[k][b])) for k in range(3)]) for b in range(3)] for a in range(3)]
+    hc = vec.dot(h, c)
     inertia = [[g.zero] * 3 for _ in range(3)]
     for a in range(3):
         for b in range(a, 3):
-            parts = [
-                g.add([g.mul((RI[a][k], R[b][k])) for k in range(3)]),
-                g.neg(g.mul((p[a], Rh[b]))),
-                g.neg(g.mul((Rh[a], p[b]))),
-                g.neg(g.mul((mass, p[a], p[b]))),
-            ]
+            parts = [g.add([g.mul((RI[a][k], R[b][k])) for k in range(3)]), g.neg(g.mul((h[a], c[b])))]
             if a == b:
-                parts += [g.mul((two, ph)), g.mul((mass, pp))]
+                parts.append(hc)
             inertia[a][b] = inertia[b][a] = g.add(parts)
-    h = vec.add(Rh, vec.scale(mass, p))
     return mass, h, inertia
 
 
