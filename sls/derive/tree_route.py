@@ -26,7 +26,8 @@ def derive_on_tree(model: Model, wanted: Collection[str] | None = None) -> Dynam
     without gravity, ``T`` and ``V`` from the bodies' velocities and heights,
     ``φ = ∂V/∂q`` (reverse mode), ``rhs = B_u u − τ(q, q̇, 0) − fric`` with
     gravity. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇, a) + fric − B_u u``
-    (one reverse pass per row). Everything else (``∂M/∂q``,
+    (one reverse pass per row, or the Newton–Euler part by :mod:`sls.derive.rnea_derivatives` where that is
+    fewer operations). Everything else (``∂M/∂q``,
     ``C``, ``∂C/∂x``, ``∂φ/∂x``, …) is derived from those nodes as on the
     graph route (:func:`~sls.derive.graph_route.derive_on_graph`); ``wanted`` as there.
     """
