@@ -170,11 +170,12 @@ def _residual_jacobians(model, monkeypatch) -> tuple:
     return tuple(found)
 
 
-@pytest.mark.parametrize("label", ["UR5", "Solo-12"])
+@pytest.mark.parametrize("label", ["UR5", "Solo-12", "Solo-12 (Euler chart: prismatic joints)"])
 def test_residual_jac_equals_reverse_mode(label, monkeypatch):
     """Along the speeds (``∂r/∂q S(q)``, as every target uses it) the rows equal the reverse-mode ones."""
-    relative_path, floating = CASES[label]
-    model = load_urdf(ROBOTS / relative_path, floating_base=floating, name="robot")
+    relative_path, floating = CASES[label.split(" (")[0]]
+    orientation = "euler" if "Euler" in label else "quaternion"
+    model = load_urdf(ROBOTS / relative_path, floating_base=floating, base_orientation=orientation, name="robot")
     _check_residual_jacobians(model, monkeypatch)
 
 
