@@ -177,11 +177,11 @@ class TreeTerms(GraphTerms):
         assert isinstance(joint, _FreeJoint)
         R = joint.R
         position = [graph.add([graph.mul((row[k], R[c][k])) for k in range(3)]) for c in range(3)]
-        x, y, z, w = self.q[3:7]
+        two = graph.number(2)
+        x, y, z, w = (graph.mul((two, e)) for e in self.q[3:7])  # 2 Q's entries
         neg = graph.neg
         Q = [[w, neg(z), y], [z, w, neg(x)], [neg(y), x, w], [neg(x), neg(y), neg(z)]]
-        two = graph.number(2)
-        turn = [graph.mul((two, graph.add([graph.mul((row[3 + c], Q[r][c])) for c in range(3)]))) for r in range(4)]
+        turn = [graph.add([graph.mul((row[3 + c], Q[r][c])) for c in range(3)]) for r in range(4)]
         return position + turn + row[6:]
 
     def residual(self) -> list:
