@@ -26,7 +26,8 @@ def derive_on_tree(model: Model, wanted: Collection[str] | None = None) -> Dynam
     without gravity, ``T`` and ``V`` from the bodies' velocities and heights,
     ``φ = ∂V/∂q`` (reverse mode), ``rhs = B_u u − τ(q, q̇, 0) − fric`` with
     gravity. ``residual_jac`` is ``∂r/∂x`` of ``r = τ(q, q̇, a) + fric − B_u u``
-    (one reverse pass per row). Everything else (``∂M/∂q``,
+    (one reverse pass per row, or the Newton–Euler part by :mod:`sls.derive.rnea_derivatives` where that is
+    fewer operations). Everything else (``∂M/∂q``,
     ``C``, ``∂C/∂x``, ``∂φ/∂x``, …) is derived from those nodes as on the
     graph route (:func:`~sls.derive.graph_route.derive_on_graph`); ``wanted`` as there.
     """
@@ -136,6 +137,52 @@ class TreeTerms(GraphTerms):
         tau = self.tree.inverse_dynamics(self.dq, self.accelerations, self.gravity)
         tau = self._with_extras(tau, self.accelerations)
         return [self.graph.add((t, f)) for t, f in zip(tau, self.fric)]
+
+    def _residual_jac(self) -> list:
+        """``∂r/∂x`` (n rows of n_q + n nodes): the Newton–Euler part by its analytical derivatives
+        (:mod:`sls.derive.rnea_derivatives`) when the tree allows them, the rest (friction, springs, ``B(q) u``)
+        by reverse mode; else one reverse pass per row of ``r`` (:meth:`GraphTerms._residual_jac`).
+
+        A quaternion base's derivatives along its perturbation ``δ`` in its own frame become columns of its
+        coordinates that give them back through ``S(q)`` (``∂r/∂x S``, how every target uses these rows): the
+        position's ``(∂r/∂δv) Rᵀ``, the quaternion's ``2 (∂r/∂δω) Qᵀ`` for ``S``'s quaternion block ``½ Q``
+        (``QᵀQ = I`` for a unit quaternion); their part along the quaternion itself, which ``S`` drops, is zero.
+        """
+        from sls.derive.rnea_derivatives import handles, rnea_derivatives, worth_it
+
+        residual = self.residual()  # r's nodes first, as the reverse passes have them: tau_fun's code unchanged
+        graph, n = self.graph, self.n
+        if not handles(self.tree) or not worth_it(self.tree, sum(graph.operation_count([r]) for r in residual)):
+            return super()._residual_jac()
+        d_q, d_v = rnea_derivatives(self.tree, self.dq, self.accelerations, self.gravity)
+        applied = self._applied()
+        extras = self._with_extras([graph.zero] * n, [graph.zero] * n)  # the springs (no armature: a is fixed)
+        rest = [graph.sub(graph.add((e, f)), b) for e, f, b in zip(extras, self.fric, applied)]
+        rows = []
+        for k in range(n):
+            tail = graph.gradient(rest[k], self.x) if rest[k] != graph.zero else [graph.zero] * len(self.x)
+            coordinates = self._coordinate_columns(d_q[k])
+            rows.append([graph.add((a, b)) for a, b in zip(coordinates + d_v[k], tail)])
+        return rows
+
+    def _coordinate_columns(self, row: list) -> list:
+        """A row of ``∂τ/∂q`` over the speeds (n) as a row over the coordinates (n_q): itself without a quaternion
+        base, else the base's 6 columns as 7 (see :meth:`_residual_jac`), then the joints'."""
+        if self.n_q == self.n:
+            return row
+        from sls.derive.rigid_body import _FreeJoint
+
+        graph = self.graph
+        joint = self.tree.joints[0]
+        assert isinstance(joint, _FreeJoint)
+        R = joint.R
+        position = [graph.add([graph.mul((row[k], R[c][k])) for k in range(3)]) for c in range(3)]
+        two = graph.number(2)
+        x, y, z, w = (graph.mul((two, e)) for e in self.q[3:7])  # 2 Q's entries
+        neg = graph.neg
+        Q = [[w, neg(z), y], [z, w, neg(x)], [neg(y), x, w], [neg(x), neg(y), neg(z)]]
+        turn = [graph.add([graph.mul((row[3 + c], Q[r][c])) for c in range(3)]) for r in range(4)]
+        return position + turn + row[6:]
 
     def residual(self) -> list:
         """``r = τ(q, q̇, a) + fric − B_u u``."""
