@@ -10,8 +10,10 @@ the ``qddot_fun`` and ``linearized_model`` graphs against the alternatives, and 
 * per call: ``qddot_fun(x, u, p)`` from Python with numpy arguments and with ``DM`` arguments (CasADi converts
   each numpy argument, some 15-20 µs: a function returning its input costs as much), the same evaluated 10⁴
   times by one ``Function.map`` (the graph's own cost per state), and the numpy target's ``qddot_fun`` for scale;
+* per call through ``Function.buffer()`` (arguments and results bound once to numpy arrays, then one evaluation:
+  the graph's own time plus well under a microsecond), the fair comparison of the graphs;
 * adam-robotics (when installed): its CasADi mass matrix and bias force with ``casadi.solve`` on the same URDF,
-  measured the same ways.
+  measured the same ways; on Solo-12's quaternion base its ``aba_fun``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,27 @@ def _import(folder: Path):
     sys.modules[name] = package
     spec.loader.exec_module(package)
     return package
+
+
+def buffered(function, *args):
+    """A zero-argument call evaluating ``function`` on ``args`` through ``Function.buffer()``: the numpy arguments
+    and results are bound once, so a call is the graph's evaluation alone (CasADi's argument conversion left out)."""
+    import casadi as ca
+
+    buffer, evaluate = function.buffer()
+    arrays = [np.ascontiguousarray(np.asarray(ca.DM(a)).ravel(order="F"), dtype=float) for a in args]
+    results = [np.zeros(function.nnz_out(k)) for k in range(function.n_out())]
+    for k, array in enumerate(arrays):
+        buffer.set_arg(k, memoryview(array))
+    for k, array in enumerate(results):
+        buffer.set_res(k, memoryview(array))
+    kept = (function, buffer, arrays, results)  # the buffer holds none of them: CasADi crashes once they are freed
+
+    def call() -> None:
+        assert kept
+        evaluate()
+
+    return call
 
 
 def _per_call(f, budget: float = 0.2) -> float:
@@ -98,6 +121,9 @@ def solo_rows(folder: Path, quick: bool) -> dict:
     u[:6] = 0.0  # no wrench on the base (adam's aba has no such input)
     dm = [ca.DM(x), ca.DM(u), pkg.parameters()]
     result["solo_call_dm_us"] = 1e6 * _per_call(lambda: qddot(*dm))
+    result["solo_call_buffer_us"] = 1e6 * _per_call(buffered(qddot, *dm))
+    count = 200 if quick else 2000
+    result["solo_mapped_us"] = 1e6 * _per_call(buffered(qddot.map(count), *(ca.repmat(a, 1, count) for a in dm))) / count
     try:
         from adam.casadi import KinDynComputations
     except ImportError:
@@ -117,6 +143,9 @@ def solo_rows(folder: Path, quick: bool) -> dict:
     joints_sls = np.asarray(qddot(*dm)).ravel()[6:]
     result["adam_aba_agrees"] = float(np.max(np.abs(np.asarray(aba(*args)).ravel()[6:] - joints_sls)))
     result["adam_aba_call_dm_us"] = 1e6 * _per_call(lambda: aba(*args))
+    result["adam_aba_call_buffer_us"] = 1e6 * _per_call(buffered(aba, *args))
+    mapped = buffered(aba.map(count), *(ca.repmat(a, 1, count) for a in args))
+    result["adam_aba_mapped_us"] = 1e6 * _per_call(mapped) / count
     return result
 
 
@@ -175,6 +204,7 @@ def run(quick: bool = False, log=print) -> dict:
                 "adam_agrees": float(np.max(np.abs((adam(xs[:n], xs[n:], us) - qddot(xs, us, ps)).full()))),
                 "adam_call_us": 1e6 * _per_call(lambda: adam(xs[:n], xs[n:], us)),
                 "adam_call_dm_us": 1e6 * _per_call(lambda: adam(dm[0][:n], dm[0][n:], dm[1])),
+                "adam_call_buffer_us": 1e6 * _per_call(buffered(adam, dm[0][:n], dm[0][n:], dm[1])),
                 "adam_mapped_us": 1e6 * _per_call(lambda: adam_map(Xd[:n, :], Xd[n:, :], Ud)) / count,
             }
         result = {
@@ -188,6 +218,7 @@ def run(quick: bool = False, log=print) -> dict:
             "jacobian_instructions": jacobian.n_instructions(),
             "qddot_call_us": 1e6 * _per_call(lambda: qddot(xs, us, ps)),
             "qddot_call_dm_us": 1e6 * _per_call(lambda: qddot(*dm)),
+            "qddot_call_buffer_us": 1e6 * _per_call(buffered(qddot, *dm)),
             "qddot_mapped_us": 1e6 * _per_call(lambda: mapped(Xd, Ud, ps)) / count,
             "numpy_qddot_call_us": 1e6 * _per_call(lambda: numpy_pkg.qddot_fun(xs, us)),
             **peer,
@@ -212,6 +243,7 @@ def table(r: dict) -> str:
         ("casadi.jacobian of xdot_fun instructions", r["jacobian_instructions"]),
         ("qddot_fun per call from Python, numpy arguments", f"{r['qddot_call_us']:.1f} µs"),
         ("qddot_fun per call from Python, DM arguments", f"{r['qddot_call_dm_us']:.1f} µs"),
+        ("qddot_fun per call through Function.buffer()", f"{r['qddot_call_buffer_us']:.2f} µs"),
         ("qddot_fun per state in one Function.map", f"{r['qddot_mapped_us']:.2f} µs"),
         ("numpy target's qddot_fun per call", f"{r['numpy_qddot_call_us']:.1f} µs"),
     ]
@@ -220,6 +252,7 @@ def table(r: dict) -> str:
             ("adam (M, h, casadi.solve) instructions", r["adam_instructions"]),
             ("adam per call, numpy arguments", f"{r['adam_call_us']:.1f} µs"),
             ("adam per call, DM arguments", f"{r['adam_call_dm_us']:.1f} µs"),
+            ("adam per call through Function.buffer()", f"{r['adam_call_buffer_us']:.2f} µs"),
             ("adam per state in one Function.map", f"{r['adam_mapped_us']:.2f} µs"),
             ("adam − sls qddot (max abs)", f"{r['adam_agrees']:.1e}"),
         ]
@@ -227,19 +260,28 @@ def table(r: dict) -> str:
         rows.append(
             ("sls / adam per call, DM arguments (goal ≤ 0.5)", f"{r['qddot_call_dm_us'] / r['adam_call_dm_us']:.2f}")
         )
+        rows.append(
+            ("sls / adam per call, Function.buffer()", f"{r['qddot_call_buffer_us'] / r['adam_call_buffer_us']:.2f}")
+        )
     if "solo_instructions" in r:
         rows += [
             ("Solo-12 (quaternion base) `sls generate --target casadi`", f"{r['solo_generation_s']:.2f} s"),
             ("Solo-12 qddot_fun (vdot_fun) instructions", r["solo_instructions"]),
             ("Solo-12 qddot_fun per call, DM arguments", f"{r['solo_call_dm_us']:.1f} µs"),
+            ("Solo-12 qddot_fun per call through Function.buffer()", f"{r['solo_call_buffer_us']:.2f} µs"),
+            ("Solo-12 qddot_fun per state in one Function.map", f"{r['solo_mapped_us']:.2f} µs"),
         ]
     if "adam_aba_instructions" in r:
         ratio = r["solo_call_dm_us"] / r["adam_aba_call_dm_us"]
+        buffer_ratio = r["solo_call_buffer_us"] / r["adam_aba_call_buffer_us"]
         rows += [
             ("Solo-12 adam aba_fun instructions", r["adam_aba_instructions"]),
             ("Solo-12 adam aba_fun per call, DM arguments", f"{r['adam_aba_call_dm_us']:.1f} µs"),
             ("Solo-12 adam − sls joint accelerations (max abs)", f"{r['adam_aba_agrees']:.1e}"),
-            ("Solo-12 sls / adam per call (goal ≤ 0.5)", f"{ratio:.2f}"),
+            ("Solo-12 adam aba_fun per call through Function.buffer()", f"{r['adam_aba_call_buffer_us']:.2f} µs"),
+            ("Solo-12 adam aba_fun per state in one Function.map", f"{r['adam_aba_mapped_us']:.2f} µs"),
+            ("Solo-12 sls / adam per call, DM arguments (goal ≤ 0.5)", f"{ratio:.2f}"),
+            ("Solo-12 sls / adam per call, Function.buffer()", f"{buffer_ratio:.2f}"),
         ]
     return "\n".join(["| CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])
 
