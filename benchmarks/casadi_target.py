@@ -10,8 +10,12 @@ the ``qddot_fun`` and ``linearized_model`` graphs against the alternatives, and 
 * per call: ``qddot_fun(x, u, p)`` from Python with numpy arguments and with ``DM`` arguments (CasADi converts
   each numpy argument, some 15-20 µs: a function returning its input costs as much), the same evaluated 10⁴
   times by one ``Function.map`` (the graph's own cost per state), and the numpy target's ``qddot_fun`` for scale;
+* per call through ``Function.buffer()`` (arguments and results bound once to numpy arrays, then one evaluation:
+  the graph's own time plus well under a microsecond), the fair comparison of the graphs;
 * adam-robotics (when installed): its CasADi mass matrix and bias force with ``casadi.solve`` on the same URDF,
-  measured the same ways.
+  measured the same ways; on Solo-12's quaternion base its ``aba_fun``.
+
+Every call is timed in interleaved rounds (:class:`Timings`, the best of 30), so the ratios hold on a shared machine.
 """
 
 from __future__ import annotations
@@ -43,11 +47,50 @@ def _import(folder: Path):
     return package
 
 
-def _per_call(f, budget: float = 0.2) -> float:
-    start = time.perf_counter()
-    f()
-    number = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
-    return min(timeit.repeat(f, number=number, repeat=5)) / number
+def buffered(function, *args):
+    """A zero-argument call evaluating ``function`` on ``args`` through ``Function.buffer()``: the numpy arguments
+    and results are bound once, so a call is the graph's evaluation alone (CasADi's argument conversion left out)."""
+    import casadi as ca
+
+    buffer, evaluate = function.buffer()
+    arrays = [np.ascontiguousarray(np.asarray(ca.DM(a)).ravel(order="F"), dtype=float) for a in args]
+    results = [np.zeros(function.nnz_out(k)) for k in range(function.n_out())]
+    for k, array in enumerate(arrays):
+        buffer.set_arg(k, memoryview(array))
+    for k, array in enumerate(results):
+        buffer.set_res(k, memoryview(array))
+    kept = (function, buffer, arrays, results)  # the buffer holds none of them: CasADi crashes once they are freed
+
+    def call() -> None:
+        assert kept
+        evaluate()
+
+    return call
+
+
+class Timings:
+    """Calls timed together in interleaved rounds (so the ratios hold on a shared machine): :meth:`add` a call
+    under a key, then :meth:`measure` gives each key's best time per call (µs), divided by its ``per`` (the states
+    of a ``Function.map``)."""
+
+    def __init__(self, rounds: int = 15, budget: float = 0.02) -> None:
+        self.calls: dict[str, tuple] = {}
+        self.rounds, self.budget = rounds, budget
+
+    def add(self, key: str, call, per: int = 1) -> None:
+        self.calls[key] = (call, per)
+
+    def measure(self) -> dict[str, float]:
+        numbers = {}
+        for key, (call, _) in self.calls.items():
+            start = time.perf_counter()
+            call()
+            numbers[key] = max(1, int(self.budget / max(time.perf_counter() - start, 1e-7)))
+        best = dict.fromkeys(self.calls, float("inf"))
+        for _ in range(self.rounds):
+            for key, (call, _) in self.calls.items():
+                best[key] = min(best[key], timeit.timeit(call, number=numbers[key]) / numbers[key])
+        return {key: 1e6 * best[key] / per for key, (_, per) in self.calls.items()}
 
 
 UR5_JOINTS = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint"]
@@ -71,9 +114,10 @@ def adam_qddot(urdf: Path, joints: list, gravity: float):
     return ca.Function("adam_qddot", [q, qd, tau], [ca.solve(M, tau - h)])
 
 
-def solo_rows(folder: Path, quick: bool) -> dict:
+def solo_rows(folder: Path, quick: bool, timings: Timings) -> dict:
     """Solo-12 on its quaternion base (example-robot-data, when installed): the CasADi target's ``qddot_fun``
-    (= ``vdot_fun``) against adam-robotics' ``aba_fun`` on the same URDF: instructions and per call (DM arguments)."""
+    (= ``vdot_fun``) against adam-robotics' ``aba_fun`` on the same URDF: instructions; the calls are added to
+    ``timings``."""
     import casadi as ca
 
     try:
@@ -97,7 +141,11 @@ def solo_rows(folder: Path, quick: bool) -> dict:
     u = rng.uniform(-1, 1, model.m)
     u[:6] = 0.0  # no wrench on the base (adam's aba has no such input)
     dm = [ca.DM(x), ca.DM(u), pkg.parameters()]
-    result["solo_call_dm_us"] = 1e6 * _per_call(lambda: qddot(*dm))
+    timings.add("solo_call_dm_us", lambda: qddot(*dm))
+    timings.add("solo_call_buffer_us", buffered(qddot, *dm))
+    count = 200 if quick else 2000
+    batch = [ca.repmat(a, 1, count) for a in dm]
+    timings.add("solo_mapped_us", buffered(qddot.map(count), *batch), count)
     try:
         from adam.casadi import KinDynComputations
     except ImportError:
@@ -116,7 +164,10 @@ def solo_rows(folder: Path, quick: bool) -> dict:
     # the joints' accelerations are frame-free (adam's base acceleration is in its mixed representation)
     joints_sls = np.asarray(qddot(*dm)).ravel()[6:]
     result["adam_aba_agrees"] = float(np.max(np.abs(np.asarray(aba(*args)).ravel()[6:] - joints_sls)))
-    result["adam_aba_call_dm_us"] = 1e6 * _per_call(lambda: aba(*args))
+    timings.add("adam_aba_call_dm_us", lambda: aba(*args))
+    timings.add("adam_aba_call_buffer_us", buffered(aba, *args))
+    mapped = buffered(aba.map(count), *(ca.repmat(a, 1, count) for a in args))
+    timings.add("adam_aba_mapped_us", mapped, count)
     return result
 
 
@@ -168,15 +219,17 @@ def run(quick: bool = False, log=print) -> dict:
         Xd, Ud = ca.DM(X), ca.DM(U)
         adam = adam_qddot(Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf", UR5_JOINTS, 9.81)
         peer = {}
+        timings = Timings(rounds=5 if quick else 30)
         if adam is not None:
             adam_map = adam.map(count)
             peer = {
                 "adam_instructions": adam.n_instructions(),
                 "adam_agrees": float(np.max(np.abs((adam(xs[:n], xs[n:], us) - qddot(xs, us, ps)).full()))),
-                "adam_call_us": 1e6 * _per_call(lambda: adam(xs[:n], xs[n:], us)),
-                "adam_call_dm_us": 1e6 * _per_call(lambda: adam(dm[0][:n], dm[0][n:], dm[1])),
-                "adam_mapped_us": 1e6 * _per_call(lambda: adam_map(Xd[:n, :], Xd[n:, :], Ud)) / count,
             }
+            timings.add("adam_call_us", lambda: adam(xs[:n], xs[n:], us))
+            timings.add("adam_call_dm_us", lambda: adam(dm[0][:n], dm[0][n:], dm[1]))
+            timings.add("adam_call_buffer_us", buffered(adam, dm[0][:n], dm[0][n:], dm[1]))
+            timings.add("adam_mapped_us", lambda: adam_map(Xd[:n, :], Xd[n:, :], Ud), count)
         result = {
             "generation_s": generation,
             "timings": dict(report.timings),
@@ -186,13 +239,15 @@ def run(quick: bool = False, log=print) -> dict:
             "c_qddot_operations": c_ops,
             "linearized_instructions": linearized.n_instructions(),
             "jacobian_instructions": jacobian.n_instructions(),
-            "qddot_call_us": 1e6 * _per_call(lambda: qddot(xs, us, ps)),
-            "qddot_call_dm_us": 1e6 * _per_call(lambda: qddot(*dm)),
-            "qddot_mapped_us": 1e6 * _per_call(lambda: mapped(Xd, Ud, ps)) / count,
-            "numpy_qddot_call_us": 1e6 * _per_call(lambda: numpy_pkg.qddot_fun(xs, us)),
             **peer,
-            **solo_rows(folder, quick),
+            **solo_rows(folder, quick, timings),
         }
+        timings.add("qddot_call_us", lambda: qddot(xs, us, ps))
+        timings.add("qddot_call_dm_us", lambda: qddot(*dm))
+        timings.add("qddot_call_buffer_us", buffered(qddot, *dm))
+        timings.add("qddot_mapped_us", lambda: mapped(Xd, Ud, ps), count)
+        timings.add("numpy_qddot_call_us", lambda: numpy_pkg.qddot_fun(xs, us))
+        result.update(timings.measure())
         log(table(result))
         return result
     finally:
@@ -212,6 +267,7 @@ def table(r: dict) -> str:
         ("casadi.jacobian of xdot_fun instructions", r["jacobian_instructions"]),
         ("qddot_fun per call from Python, numpy arguments", f"{r['qddot_call_us']:.1f} µs"),
         ("qddot_fun per call from Python, DM arguments", f"{r['qddot_call_dm_us']:.1f} µs"),
+        ("qddot_fun per call through Function.buffer()", f"{r['qddot_call_buffer_us']:.2f} µs"),
         ("qddot_fun per state in one Function.map", f"{r['qddot_mapped_us']:.2f} µs"),
         ("numpy target's qddot_fun per call", f"{r['numpy_qddot_call_us']:.1f} µs"),
     ]
@@ -220,6 +276,7 @@ def table(r: dict) -> str:
             ("adam (M, h, casadi.solve) instructions", r["adam_instructions"]),
             ("adam per call, numpy arguments", f"{r['adam_call_us']:.1f} µs"),
             ("adam per call, DM arguments", f"{r['adam_call_dm_us']:.1f} µs"),
+            ("adam per call through Function.buffer()", f"{r['adam_call_buffer_us']:.2f} µs"),
             ("adam per state in one Function.map", f"{r['adam_mapped_us']:.2f} µs"),
             ("adam − sls qddot (max abs)", f"{r['adam_agrees']:.1e}"),
         ]
@@ -227,19 +284,28 @@ def table(r: dict) -> str:
         rows.append(
             ("sls / adam per call, DM arguments (goal ≤ 0.5)", f"{r['qddot_call_dm_us'] / r['adam_call_dm_us']:.2f}")
         )
+        rows.append(
+            ("sls / adam per call, Function.buffer()", f"{r['qddot_call_buffer_us'] / r['adam_call_buffer_us']:.2f}")
+        )
     if "solo_instructions" in r:
         rows += [
             ("Solo-12 (quaternion base) `sls generate --target casadi`", f"{r['solo_generation_s']:.2f} s"),
             ("Solo-12 qddot_fun (vdot_fun) instructions", r["solo_instructions"]),
             ("Solo-12 qddot_fun per call, DM arguments", f"{r['solo_call_dm_us']:.1f} µs"),
+            ("Solo-12 qddot_fun per call through Function.buffer()", f"{r['solo_call_buffer_us']:.2f} µs"),
+            ("Solo-12 qddot_fun per state in one Function.map", f"{r['solo_mapped_us']:.2f} µs"),
         ]
     if "adam_aba_instructions" in r:
         ratio = r["solo_call_dm_us"] / r["adam_aba_call_dm_us"]
+        buffer_ratio = r["solo_call_buffer_us"] / r["adam_aba_call_buffer_us"]
         rows += [
             ("Solo-12 adam aba_fun instructions", r["adam_aba_instructions"]),
             ("Solo-12 adam aba_fun per call, DM arguments", f"{r['adam_aba_call_dm_us']:.1f} µs"),
             ("Solo-12 adam − sls joint accelerations (max abs)", f"{r['adam_aba_agrees']:.1e}"),
-            ("Solo-12 sls / adam per call (goal ≤ 0.5)", f"{ratio:.2f}"),
+            ("Solo-12 adam aba_fun per call through Function.buffer()", f"{r['adam_aba_call_buffer_us']:.2f} µs"),
+            ("Solo-12 adam aba_fun per state in one Function.map", f"{r['adam_aba_mapped_us']:.2f} µs"),
+            ("Solo-12 sls / adam per call, DM arguments (goal ≤ 0.5)", f"{ratio:.2f}"),
+            ("Solo-12 sls / adam per call, Function.buffer()", f"{buffer_ratio:.2f}"),
         ]
     return "\n".join(["| CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])
 

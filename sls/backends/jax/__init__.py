@@ -38,8 +38,9 @@ class JaxBackend(Backend):
     constrained = True
     speeds = True
     quaternions = True
-    #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky.
-    #: Measured on UR5 (10⁵ states, vmap): the lowering's unrolled L D Lᵀ took about 4 times as long (``docs/jax.md``).
+    #: Never unroll in the generated code: the solving functions assemble M and call the runtime's Cholesky. Measured
+    #: (``docs/jax.md``): the lowering's unrolled L D Lᵀ took about 4 times as long on UR5 (10⁵ states, vmap); its
+    #: leaves-first factor on Solo-12 took 3 to 4 times as long to compile (XLA copies its cheap operations).
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:

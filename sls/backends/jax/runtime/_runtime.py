@@ -19,7 +19,6 @@ DEFAULT_FLOAT = jnp.float64
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
 
-
 def jit(function):
     """``function`` compiled by :func:`jax.jit`, with COMPILER_OPTIONS when it is called on its own: the decorator of
     every public function of the package. JAX takes compiler options at the outermost jit only, so inside a caller's
@@ -39,6 +38,7 @@ def jit(function):
             return plain(*args, **kwargs)
 
     return call
+
 
 #: States per step when a batch is evaluated (lax.map over chunks of this many states, each chunk by jax.vmap): the
 #: temporaries of one chunk stay in the cache. On UR5 over 10⁵ states, qddot_fun took 135-140 ms in chunks of 2048
