@@ -410,11 +410,12 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
         "floats": kind,
     }
     options = []
-    if features.get("base_orientation") and entry.path.endswith(".urdf"):
+    floating = bool(kind and features["floating_base"])
+    if floating and features.get("base_orientation") and entry.path.endswith(".urdf"):
         # the corpus compares the yaw-pitch-roll chart with Pinocchio's composite root (floating_root); the
         # quaternion base is compared with Pinocchio's free-flyer in benchmarks.free_flyer
         options += ["--base-orientation", "euler"]
-    if kind and features["floating_base"]:
+    if floating:
         options.append("--floating-base")
         row["floating_base"] = "generated with --floating-base"
     elif kind:
@@ -459,7 +460,7 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
                 "--rounds",
                 str(args.rounds),
             ]
-            if options:
+            if floating:
                 check.append("--floating")
             if args.c and any(fnmatch.fnmatch(entry.label.removesuffix(STRIPPED), p) for p in C_ROBOTS):
                 check.append("--with-c")
