@@ -411,7 +411,7 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
     }
     options = []
     floating = bool(kind and features["floating_base"])
-    if floating and features.get("base_orientation") and entry.path.endswith(".urdf"):
+    if features.get("base_orientation") and entry.path.endswith(".urdf"):
         # the corpus compares the yaw-pitch-roll chart with Pinocchio's composite root (floating_root); the
         # quaternion base is compared with Pinocchio's free-flyer in benchmarks.free_flyer
         options += ["--base-orientation", "euler"]
@@ -460,7 +460,7 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
                 "--rounds",
                 str(args.rounds),
             ]
-            if floating:
+            if floating or _floats_by_itself(out):
                 check.append("--floating")
             if args.c and any(fnmatch.fnmatch(entry.label.removesuffix(STRIPPED), p) for p in C_ROBOTS):
                 check.append("--with-c")
@@ -470,6 +470,12 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
         return row
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _floats_by_itself(package: Path) -> bool:
+    """True when the generated package's robot floats without ``--floating-base`` (a body without joints)."""
+    init = package / "__init__.py"
+    return init.is_file() and re.search(r'^STATE = \("base_x", ', init.read_text(), re.MULTILINE) is not None
 
 
 def parse_check(result: dict) -> dict:
