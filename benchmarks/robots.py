@@ -410,11 +410,12 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
         "floats": kind,
     }
     options = []
+    floating = bool(kind and features["floating_base"])
     if features.get("base_orientation") and entry.path.endswith(".urdf"):
         # the corpus compares the yaw-pitch-roll chart with Pinocchio's composite root (floating_root); the
         # quaternion base is compared with Pinocchio's free-flyer in benchmarks.free_flyer
         options += ["--base-orientation", "euler"]
-    if kind and features["floating_base"]:
+    if floating:
         options.append("--floating-base")
         row["floating_base"] = "generated with --floating-base"
     elif kind:
@@ -459,7 +460,7 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
                 "--rounds",
                 str(args.rounds),
             ]
-            if options:
+            if floating or _floats_by_itself(out):
                 check.append("--floating")
             if args.c and any(fnmatch.fnmatch(entry.label.removesuffix(STRIPPED), p) for p in C_ROBOTS):
                 check.append("--with-c")
@@ -469,6 +470,12 @@ def run_entry(entry: Entry, args, features: dict, log) -> dict:
         return row
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _floats_by_itself(package: Path) -> bool:
+    """True when the generated package's robot floats without ``--floating-base`` (a body without joints)."""
+    init = package / "__init__.py"
+    return init.is_file() and re.search(r'^STATE = \("base_x", ', init.read_text(), re.MULTILINE) is not None
 
 
 def parse_check(result: dict) -> dict:
@@ -894,6 +901,10 @@ def percentile(values: list, p: float) -> float:
     return float(np.percentile(values, p)) if values else float("nan")
 
 
+#: Robots from this many coordinates on get a row of their own in the per-call table.
+LARGE = 30
+
+
 def summarize(rows: list) -> dict:
     """Counts by category, error maxima, generation time per DOF band, per-call ratio distribution."""
     import numpy as np
@@ -947,6 +958,12 @@ def summarize(rows: list) -> dict:
         "worst": max(ratios)[1] if ratios else None,
         "up_to_12_dof_over_20x": sum(1 for v in small if v > 20),
         "up_to_12_dof": len(small),
+        "over_20x": [[label, n, v] for v, label, n in sorted(ratios, reverse=True) if v > 20],
+        "large": [
+            {"label": r["label"], "n": r.get("n"), **r["check"]["python_per_call"]}
+            for r in sorted(checked, key=lambda r: (-(r.get("n") or 0), r["label"]))
+            if (r.get("n") or 0) >= LARGE and "ratio" in r["check"].get("python_per_call", {})
+        ],
     }
     c_rows = [
         {"label": r["label"], "n": r.get("n"), **r["check"]["c_target"]} for r in checked if "c_target" in r["check"]
@@ -1011,6 +1028,22 @@ def table(summary: dict) -> str:
             f"90th percentile {p['p90']:.1f}x, max {p['max']:.1f}x ({p['worst']}); up to 12 DOF: "
             f"{p['up_to_12_dof_over_20x']} of {p['up_to_12_dof']} over 20x"
         )
+        over = p.get("over_20x") or []
+        lines.append(
+            f"over 20x: {len(over)} files"
+            + (": " + ", ".join(f"{label} ({n} DOF) {ratio:.1f}x" for label, n, ratio in over) if over else "")
+        )
+    if p.get("large"):
+        lines += [
+            "",
+            f"| n ≥ {LARGE} | n | qddot_fun µs | pin.aba µs | ratio (spread) |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        for r in p["large"]:
+            lines.append(
+                f"| {r['label']} | {r['n']} | {r['sls_us']:.0f} | {r['pin_us']:.1f} | "
+                f"{r['ratio']:.1f} ({r['ratio_min']:.1f}–{r['ratio_max']:.1f}) |"
+            )
     if summary["c_target"]:
         lines += [
             "",

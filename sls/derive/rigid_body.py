@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.graph import Graph
+from sls.derive.joint_rotation import premultiplied, turn, turn_back
 from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
 from sls.model.tree import FREE
 
@@ -125,6 +126,10 @@ class _Joint:
             self.c = self.s = None
             slide = vec.matvec(body.rotation, vec.along(body.axis, q))  # R_o a q
             self.offset = vec.add([vec.num(t) for t in body.offset], slide)
+        #: ``R_o R_q`` as nodes where turning vectors by it is cheaper (:mod:`sls.derive.joint_rotation`), else None
+        self.turned: list[list[int]] | None = None
+        if self.revolute and self.principal and self.c is not None and self.s is not None:
+            self.turned = premultiplied(g, body.rotation, body.axis, self.c, self.s)
 
     def _rotate(self, v: list, sign: int) -> list:
         """``R_q v`` (``sign`` +1) or ``R_qᵀ v`` (``sign`` −1) about the body's axis."""
@@ -150,10 +155,14 @@ class _Joint:
 
     def to_child(self, v: list) -> list:
         """``E v = R_qᵀ R_oᵀ v``: a parent-frame vector in the body's frame."""
+        if self.turned is not None:
+            return turn_back(self.vec.g, self.turned, v)
         return self._rotate(self.vec.tmatvec(self.body.rotation, v), -1)
 
     def to_parent(self, v: list) -> list:
         """``R_o R_q v``: a body-frame vector in the parent's frame."""
+        if self.turned is not None:
+            return turn(self.vec.g, self.turned, v)
         return self.vec.matvec(self.body.rotation, self._rotate(v, +1))
 
 

@@ -373,23 +373,37 @@ def _namer(path: Path, array: str) -> Callable[[int], str]:
 _STEPS = {functions.ACCELERATIONS: _qddot_steps, functions.LINEARIZATION: _linearized_steps}
 
 
-#: A kinematic tree's accelerations unroll beyond the target's ``unroll_max`` while the unrolled factor and solve
-#: take at most this many statements per entry of ``M``: a numeric solve first gathers the n² entries into an
-#: array (measured on the Python target: TIAGo's 101 joints, G1's 43).
-SPARSE_UNROLL_STATEMENTS_PER_ENTRY = 1.0
+#: A tree's accelerations unroll beyond ``unroll_max`` while the unrolled factor and solve cost less than numpy's
+#: (``M`` gathered, Cholesky, solve), in 10 ns (Python target, process time, shared 2-core machine): an operation 1,
+#: a statement 1.4 more; numpy 1 200 + 2.5 n² (22 / 50 / 72 / 134 µs at n = 20 / 38 / 49 / 70).
+NUMERIC_SOLVE_COST, NUMERIC_SOLVE_PER_ENTRY, STATEMENT_COST = 1200, 2.5, 1.4
+#: From this n on numpy's LAPACK runs threaded (4–8 ms a solve at n = 100 on a shared machine): a tree unrolls while
+#: the factor and solve take at most this many statements per entry of ``M`` (TIAGo's 101 joints: 0.6 ms).
+THREADED_SOLVE, SPARSE_UNROLL_STATEMENTS_PER_ENTRY = 64, 1.0
+
+
+def _operations(statement: Statement) -> int:
+    """Operations of a factor's statement: one per reference after the first (at least one: ``a*2.0``, a check)."""
+    if isinstance(statement, Let) and not isinstance(statement.value, float):
+        return max(1, len(statement.value.refs) - 1)
+    return 1
 
 
 def _sparse_enough(kind: str, path: Path, grid: list[list[Value]], n: int, leaves_first: bool) -> bool:
     """True when a tree's ``M`` (factored leaves first, without fill-in) is sparse enough for the accelerations'
-    unrolled factor and solve to cost fewer statements than ``M`` has entries (see
-    :data:`SPARSE_UNROLL_STATEMENTS_PER_ENTRY`); other solves, and ``M`` of other models, are never."""
+    unrolled factor and solve to cost less than numpy's (:data:`NUMERIC_SOLVE_COST`; from :data:`THREADED_SOLVE`
+    coordinates on, fewer statements than ``M`` has entries); other solves, and ``M`` of other models, never."""
     if not leaves_first or kind != functions.ACCELERATIONS:
         return False
     trial = Emitter(path.local)
     L, _ = _factor_leaves_first(trial, grid, n)
     nonzero = sum(not _is_zero(value) for value in L.values())
-    statements = len(trial.statements) + 2 * n + 2 * nonzero  # the factor, then one solve
-    return statements <= SPARSE_UNROLL_STATEMENTS_PER_ENTRY * n * n
+    if n >= THREADED_SOLVE:
+        statements = len(trial.statements) + 2 * n + 2 * nonzero  # the factor, then one solve
+        return statements <= SPARSE_UNROLL_STATEMENTS_PER_ENTRY * n * n
+    operations = sum(map(_operations, trial.statements)) + n + 4 * nonzero  # the factor, then one solve
+    statements = len(trial.statements) + 2 * n
+    return operations + STATEMENT_COST * statements <= NUMERIC_SOLVE_COST + NUMERIC_SOLVE_PER_ENTRY * n * n
 
 
 def lower_solve(
@@ -407,7 +421,7 @@ def lower_solve(
     matrix); the reduction runs over the upper triangle of ``M`` and every
     other entry. The solve is unrolled unless ``n > unroll_max``
     (``None``: always; ``0``: never), or, for a tree's accelerations, the factor is sparse enough
-    (:data:`SPARSE_UNROLL_STATEMENTS_PER_ENTRY`); ``leaves_first`` factors ``M = Lᵀ D L`` from the last
+    (:func:`_sparse_enough`); ``leaves_first`` factors ``M = Lᵀ D L`` from the last
     coordinate (a kinematic tree's, see :class:`Factor`), else ``M = L D Lᵀ``.
     """
     M = arrays["M"]

@@ -139,7 +139,9 @@ class SolverCode:
     same lines, which then hand the assembled arrays to the module's
     ``_generic`` (numpy's Cholesky and solve, raising ``LinAlgError`` naming
     the state). ``uses_math``: the scalar lines call :mod:`math`;
-    ``raises``: they raise or catch ``_NotPositiveDefinite``.
+    ``raises``: they raise or catch ``_NotPositiveDefinite``; ``packed``: ``n`` when the scalar lines
+    hand ``M`` to numpy built from its upper triangle (:func:`_packed_mass`; the module defines
+    ``_M_FROM_UPPER``), else 0.
     """
 
     scalar_lines: list
@@ -148,6 +150,7 @@ class SolverCode:
     phased: bool = False
     uses_math: bool = True
     raises: bool = True
+    packed: int = 0
 
 
 def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
@@ -156,6 +159,14 @@ def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
     if scalar:
         return f"np.array({items}, dtype=float).reshape({shape})"
     return f"_stack({items}, _x.shape[:-1], {shape})"
+
+
+def _packed_mass(M: Sequence[Value], n: int) -> str:
+    """Scalar-path code building the ``(n, n)`` array of the symmetric ``M`` (flat, row by row) from its upper
+    triangle: numpy converts ``n (n + 1) / 2`` floats instead of ``n²`` (the module's ``_M_FROM_UPPER`` maps
+    every entry to its place in the packed triangle)."""
+    upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
+    return "np.array([" + ", ".join(map(text_of, upper)) + "], dtype=float)[_M_FROM_UPPER]"
 
 
 def _lines(statements: Iterable[Statement], scalar: bool) -> list[str]:
@@ -234,7 +245,8 @@ def _phased_lines(kind: str, program: SolveProgram, n: int, m: int, scalar: bool
     generic = f"return _generic(_mass, {assemble['residual_jac']}, {assemble['B_u']}, _x)"
     late = _lines(program.late, scalar)
     if not program.unrolled:
-        return [f"_mass = {assemble['M']}", *numeric, *late, generic]
+        mass = _packed_mass(program.values["M"], n) if scalar else assemble["M"]
+        return [f"_mass = {mass}", *numeric, *late, generic]
     lines = ["_factored = True", "try:"]
     lines += ["    " + line for line in _lines(program.factor or [], scalar)] or ["    pass"]
     lines += ["except _NotPositiveDefinite:", "    _factored = False", "if _factored:"]
@@ -264,6 +276,10 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
             + ", _x)"
         )
         if not program.unrolled:
+            if scalar:  # the hot path of a large model: M packed
+                assembled = {k: _assemble(program.values[k], program.shapes[k], scalar) for k in program.values}
+                assembled["M"] = _packed_mass(program.values["M"], n)
+                generic = "return _generic(" + ", ".join(assembled.values()) + ", _x)"
             lines.append(generic)
         else:
             factor_lines = _lines(program.factor or [], scalar)
@@ -282,6 +298,7 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
         uses_math=uses_math(_expressions(_statements(programs[0]))),
         # a phased program always catches the failure of its factorization; another only when it has one
         raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
+        packed=0 if programs[0].unrolled else n,
     )
 
 

@@ -174,6 +174,7 @@ def _skeleton_of(code: object) -> Kernel | SolverCode:
             unrolled=code.unrolled,
             uses_math=code.uses_math,
             raises=code.raises,
+            packed=code.packed,
         )
     if not isinstance(code, Kernel):
         raise TypeError(f"the Python target has no code of type {type(code).__name__}")
