@@ -121,8 +121,26 @@ def test_every_reference_system_agrees_with_the_numpy_target(name, method, tmp_p
     check_every_function(py, jx, np.random.default_rng(7))
 
 
+#: A free-flying body with a pendulum hinged off its centre: a floating base with a joint, small enough to trace
+#: every function quickly (UR5 and Panda from their files are below; Solo-12 on its feet too).
+FLYING_PENDULUM = """<robot name="flying_pendulum">
+<link name="body"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/><mass value="1.2"/>
+<inertia ixx="0.011" ixy="0.001" ixz="0.0005" iyy="0.013" iyz="-0.0007" izz="0.02"/></inertial></link>
+<link name="bob"><inertial><origin xyz="0 0 -0.3"/><mass value="0.4"/>
+<inertia ixx="0.002" ixy="0" ixz="0" iyy="0.003" iyz="0" izz="0.001"/></inertial></link>
+<joint name="swing" type="revolute"><parent link="body"/><child link="bob"/><origin xyz="0.05 0 -0.04" rpy="0 0.1 0"/>
+<axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="10" velocity="5"/><dynamics damping="0.05"/></joint>
+</robot>"""
+
+
+def flying_pendulum(folder: Path, orientation: str) -> sls.Model:
+    path = folder / "flying_pendulum.urdf"
+    path.write_text(FLYING_PENDULUM)
+    return sls.load_urdf(path, floating_base=True, base_orientation=orientation, name=f"flying_{orientation}")
+
+
 def test_an_euler_base_agrees(tmp_path):
-    py, jx = pair(load_example("ur5", floating_base=True, base_orientation="euler"), tmp_path)
+    py, jx = pair(flying_pendulum(tmp_path, "euler"), tmp_path)
     check_every_function(py, jx, np.random.default_rng(8))
 
 
@@ -164,8 +182,8 @@ def test_a_rolling_disc_agrees_with_the_numpy_target(tmp_path):
     check_every_function(py, jx, np.random.default_rng(10))
 
 
-def test_ur5_on_a_quaternion_base_agrees_with_the_numpy_target(tmp_path):
-    py, jx = pair(load_example("ur5", floating_base=True), tmp_path)
+def test_a_quaternion_base_agrees_with_the_numpy_target(tmp_path):
+    py, jx = pair(flying_pendulum(tmp_path, "quaternion"), tmp_path)
     assert {"integrate", "difference", "normalize", "vdot_fun"} <= set(jx.__all__)
     check_every_function(py, jx, np.random.default_rng(11))
 
@@ -184,11 +202,12 @@ def test_panda_agrees_with_the_numpy_target(tmp_path):
     check_every_function(py, jx, np.random.default_rng(12))
 
 
-@pytest.mark.parametrize("flat", [False, True], ids=["point feet", "one flat foot"])
+@pytest.mark.parametrize("flat", [True], ids=["one flat foot"])
 def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(flat, tmp_path):
-    """Point contacts on a quaternion base with Baumgarte stabilization (and one foot held flat, 6-D, beside three
-    points): the constrained vdot_fun, multipliers_fun, contact_forces_fun (one row per foot) and the tangent-space
-    linearization of the constrained dynamics."""
+    """Point contacts on a quaternion base with Baumgarte stabilization, one foot held flat (6-D) beside three
+    points (the CasADi target's tests also take four point feet; the rows are the same code): the constrained
+    vdot_fun, multipliers_fun, contact_forces_fun (one row per foot) and the tangent-space linearization of the
+    constrained dynamics."""
     feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
     urdf = robot_file("solo_description/robots/solo12.urdf")
     contacts = ["FL_FOOT:6d", *feet[1:]] if flat else feet
