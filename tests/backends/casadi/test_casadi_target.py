@@ -93,8 +93,8 @@ def test_reference_systems_agree_with_the_numpy_target(name, method, tmp_path):
 
 def test_ur5_from_its_urdf(tmp_path, record_property):
     """The UR5 read from its URDF (its generation time recorded; measured in benchmarks.casadi_target): equal to
-    the numpy target; its qddot_fun (the unrolled
-    L D L' of the lowering) has fewer instructions than CasADi's own symbolic solve of the same M and rhs."""
+    the numpy target; its qddot_fun (the unrolled L D L' of the lowering) has fewer instructions than CasADi's own
+    symbolic solve of the same M and rhs."""
     urdf = Path(sls.__file__).resolve().parent / "examples" / "ur5.urdf"
     model = sls.load_urdf(urdf)
     start = time.perf_counter()
