@@ -121,6 +121,7 @@ class CBackend(Backend):
     provides = "C's libm provides"
     speeds = True
     quaternions = True
+    quaternion_joints = True
     unroll_max = None
     #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
     #: runtime sources.

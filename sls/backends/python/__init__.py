@@ -50,6 +50,7 @@ class PythonBackend(Backend):
     unroll_max = UNROLL_MAX
     speeds = True
     quaternions = True
+    quaternion_joints = True
 
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
