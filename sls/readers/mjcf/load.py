@@ -14,6 +14,7 @@ from sls.algebra.expressions import symbol
 from sls.errors import ModelFileError, SlsError
 from sls.model import Model, build_model
 from sls.model.free_flyer import joint_rates
+from sls.model.entries import symbols_in
 from sls.model.tree import MOVABLE_TYPES
 from sls.readers.common import check_table_keys, with_param_table
 from sls.readers.mjcf.actuators import actuator_forces, number
@@ -89,7 +90,7 @@ def load_mjcf(
     g = math.sqrt(sum(float(v) ** 2 for v in m.opt.gravity))
     if flags & DISABLE_GRAVITY or g == 0:
         V = V.subs(symbol("g"), 0)
-    elif symbol("g") in V.free_symbols:
+    elif symbol("g") in symbols_in(V):  # each distinct subexpression once: V of a deep tree is a large tree
         params = {"g": g, **params}
     V = V + springs
     robot = replace(robot, springs=springs)
