@@ -296,3 +296,51 @@ def test_c_target_equals_python(case, tmp_path):
         dq = rng.uniform(-1, 1, m.nv)
         assert np.allclose(c.integrate(q, dq), package.integrate(q, dq), rtol=0, atol=1e-15)
 
+
+
+def _dm_control_suite():
+    """dm_control's ``suite`` folder (its MJCF files), or skip."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("dm_control")
+    if spec is None or spec.origin is None:
+        pytest.skip("dm_control is not installed")
+    return Path(spec.origin).parent / "suite"
+
+
+def test_dm_control_quadruped_is_refused_for_its_tendon_equalities():
+    """quadruped.xml: its free joints and its ball's free joint are read; its tendon equalities are not (with a free
+    joint), in one line naming the first."""
+    suite = _dm_control_suite()
+    with pytest.raises(sls.SlsError, match=r"equality constraint 'coupling_front_left' \(tendon\)"):
+        load_mjcf(suite / "quadruped.xml")
+
+
+def test_dm_control_dog_equals_mujoco(tmp_path):
+    """dog.xml (two free joints, nv = 85): refused for its filtered actuators (activation dynamics); without them
+    ``M_fun`` and ``vdot_fun`` equal MuJoCo's on random states."""
+    import re
+    import shutil
+
+    suite = _dm_control_suite()
+    with pytest.raises(sls.SlsError, match="activation dynamics"):
+        load_mjcf(suite / "dog.xml")
+    for name in ("dog_assets", "common"):
+        shutil.copytree(suite / name, tmp_path / name)
+    path = tmp_path / "dog.xml"
+    path.write_text(re.sub(r"<actuator>.*?</actuator>", "", (suite / "dog.xml").read_text(), flags=re.S))
+    model = load_mjcf(path)
+    assert (model.n_q, model.n) == (87, 85)
+    sls.generate(model, tmp_path / "pkg", functions=["M_fun", "qddot_fun"])
+    package = import_package(tmp_path / "pkg")
+    m = smooth(mujoco.MjModel.from_xml_path(str(path)))
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(85)
+    for _ in range(2):
+        random_state(m, d, rng)
+        mujoco.mj_forward(m, d)
+        x = package.from_mujoco(d.qpos, d.qvel)
+        J = speed_map(m, d)
+        assert relative(package.M_fun(x), J.T @ full_mass_matrix(m, d) @ J) <= RELATIVE
+        assert relative(package.vdot_fun(x, np.zeros(package.N_INPUTS)), speed_rates(m, d, x[m.nq :])) <= RELATIVE
