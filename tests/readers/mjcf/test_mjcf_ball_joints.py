@@ -21,7 +21,8 @@ from sls.readers.mjcf import load_mjcf
 mujoco = pytest.importorskip("mujoco")
 
 RELATIVE = 1e-9
-FUNCTIONS = ["M_fun", "qddot_fun", "tau_fun", "fric_fun", "linearized_model"]
+FUNCTIONS = ["M_fun", "qddot_fun", "tau_fun", "fric_fun", "linearized_model", "qdot_fun", "qdot_jac_fun"]
+FUNCTIONS += ["T_fun", "V_fun", "input_matrix_fun"]
 FREE, BALL = 0, 1
 
 #: Three links on two ball joints with a hinge between them (anchors off the bodies' origins, a hinge ref).
@@ -267,6 +268,33 @@ def test_linearized_model_equals_central_differences(case):
     assert np.allclose(slope, A[:n, :n] @ delta + v, rtol=0, atol=1e-5)
     at_rest = package.linearized_model(np.r_[q_bar, np.zeros(n)], u)[0]
     assert np.array_equal(at_rest[:n], np.hstack([np.zeros((n, n)), np.eye(n)]))
+
+
+def test_simulate_and_lqr_in_the_tangent_space(case):
+    """``sls.control.simulate`` keeps every quaternion unit-norm and the energy of the undamped ball chain; an LQR
+    designed in the tangent space (2 N_V) brings the chain back to a held pose."""
+    from sls import control
+
+    package, m, name = case
+    if name != "ball_chain":
+        pytest.skip("the ball chain only")
+    x0 = package.from_mujoco(np.r_[1, 0, 0, 0, 0.3, 0.8, 0.6, 0, 0], np.r_[0.5, -1, 2, 1, 0.3, 0.2, -0.4])
+    free = {"damping_b1": 0.0}
+    result = control.simulate(package, x0, (0, 2), params=free, rtol=1e-10, atol=1e-12)
+    q = result.y[: m.nq]
+    assert result.success
+    assert np.abs(np.linalg.norm(q[0:4], axis=0) - 1).max() <= 1e-12
+    assert np.abs(np.linalg.norm(q[5:9], axis=0) - 1).max() <= 1e-12
+    energy = package.T_fun(result.y.T, **free) + package.V_fun(result.y.T)
+    assert np.abs(energy - energy[0]).max() <= 1e-8 * abs(energy[0])
+    held = package.from_mujoco(np.r_[0.7, 0.1, 0.7, 0.1, 0.3, 0.8, 0.6, 0, 0], np.zeros(m.nv))
+    held[: m.nq] = package.normalize(held[: m.nq])
+    design = control.lqr(package, held, package.tau_fun(held, np.zeros(m.nv)), Q=10.0, R=1.0)
+    assert design.K.shape == (package.N_INPUTS, 2 * m.nv)
+    start = np.r_[package.integrate(held[: m.nq], np.r_[0.2, -0.1, 0.15, 0.1, -0.2, 0.1, 0.05]), np.zeros(m.nv)]
+    result = control.simulate(package, start, (0, 8), design, method="Radau", rtol=1e-8, atol=1e-10)
+    assert result.success
+    assert np.abs(package.difference(held[: m.nq], result.y[: m.nq, -1])).max() <= 1e-3
 
 
 def test_c_target_equals_python(case, tmp_path):
