@@ -216,6 +216,7 @@ def kinematic_rows(base: FreeFlyer) -> list[Value]:
         return Expr.join("0.5*" if sign > 0 else "-0.5*", Expr.name(local))
 
     for block in base.blocks:
+        places: tuple
         if block.kind == "free":
             places = (((0, 0), block.angular), ((0, 3), block.linear), ((3, 3), block.angular))
         elif block.kind == "ball":

@@ -13,8 +13,8 @@ import sympy
 from sls.algebra.expressions import symbol
 from sls.errors import ModelFileError, SlsError
 from sls.model import Model, build_model
-from sls.model.free_flyer import joint_rates
 from sls.model.entries import symbols_in
+from sls.model.free_flyer import joint_rates
 from sls.model.tree import MOVABLE_TYPES
 from sls.readers.common import check_table_keys, with_param_table
 from sls.readers.mjcf.actuators import actuator_forces, number

@@ -40,7 +40,12 @@ FREE_QPOS = (0, 1, 2, 4, 5, 6, 3)
 #: Where a ball joint's four coordinates (``qx qy qz qw``) sit in its ``qpos`` entries (MuJoCo's ``qw qx qy qz``).
 BALL_QPOS = (1, 2, 3, 0)
 #: Per MuJoCo joint type: the places of its coordinates in its ``qpos`` entries, and its number of ``qvel`` entries.
-LAYOUT = {FREE: (FREE_QPOS, 6), BALL: (BALL_QPOS, 3), SLIDE: ((0,), 1), HINGE: ((0,), 1)}
+LAYOUT: dict[int, tuple[tuple[int, ...], int]] = {
+    FREE: (FREE_QPOS, 6),
+    BALL: (BALL_QPOS, 3),
+    SLIDE: ((0,), 1),
+    HINGE: ((0,), 1),
+}
 
 
 def element_name(m: Any, kind: str, index: int, unnamed: str) -> str:
@@ -155,9 +160,9 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
         build.inertials[bodies[b]] = _inertial(m, b, offset)
         places[b] = (link, offset)
     # the free joints' linear speeds are in their body's frame where MuJoCo's are in the world's
-    places = [LAYOUT[int(m.jnt_type[j])] for j in coordinates]
-    qpos = tuple(int(m.jnt_qposadr[j]) + k for j, (order, _) in zip(coordinates, places) for k in order)
-    qvel = tuple(int(m.jnt_dofadr[j]) + k for j, (_, n_v) in zip(coordinates, places) for k in range(n_v))
+    layouts = [LAYOUT[int(m.jnt_type[j])] for j in coordinates]
+    qpos = tuple(int(m.jnt_qposadr[j]) + k for j, (order, _) in zip(coordinates, layouts) for k in order)
+    qvel = tuple(int(m.jnt_dofadr[j]) + k for j, (_, n_v) in zip(coordinates, layouts) for k in range(n_v))
     armature = tuple(float(m.dof_armature[k]) for k in qvel)
     return Robot(
         root=root,
