@@ -90,7 +90,7 @@ class Backend:
             what = "several free joints" if kinds == ["free"] else "ball joints"
             raise ModelError(
                 f"--target {self.name} writes one free-flyer base only, not {what}: generate the model with "
-                "--target python or --target c"
+                "--target python, c or matlab"
             )
 
     # -- files --------------------------------------------------------------
