@@ -35,6 +35,8 @@ origin, ``ω̇``, ``v̇`` their (classical) accelerations, with
 * ``ω̇_C = E ω̇_P + a q̈ + ω_C × a q̇`` (revolute),
 * ``v̇_C = E (v̇_P + ω̇_P × p + ω_P × (ω_P × p)) + a q̈ + 2 ω_C × a q̇`` (prismatic),
 * the root's ``v̇ = g e_z`` (gravity as an upward acceleration of the base),
+* a ball joint (speeds ``w``, the relative angular velocity in ``C``'s frame, ``R_q`` its quaternion's rotation):
+  ``ω_C = E ω_P + w``, ``ω̇_C = E ω̇_P + ẇ + ω_C × w``; a free joint (a body of the world): its speeds are ``v, ω``,
 
 and with the body's mass ``m``, first moment ``h = m c`` and inertia
 ``I_o`` about its origin, the force and moment it needs (about its origin)
