@@ -48,6 +48,9 @@ class Backend:
     speeds = False
     #: Whether the target writes models with fewer speeds than coordinates (a quaternion base).
     quaternions = False
+    #: Whether it writes any layout of quaternion joints (several free joints, ball joints: ``_quaternions.py``),
+    #: not only one free-flyer base first.
+    quaternion_joints = False
     #: Largest n for which the solving functions unroll the factorization of M (``None``: always).
     unroll_max: int | None = None
     #: Template folders under ``templates/`` (first match wins); default: the target's name.
@@ -80,6 +83,14 @@ class Backend:
             raise ModelError(
                 f"--target {self.name} does not support quaternion bases yet (fewer speeds than coordinates): "
                 "generate the model with the default --target python, or with --base-orientation euler"
+            )
+        tree = getattr(model, "tree", None)
+        if not self.quaternion_joints and tree is not None and tree.quaternions and not tree.single_free:
+            kinds = sorted({slot.kind for slot in tree.quaternions})
+            what = "several free joints" if kinds == ["free"] else "ball joints"
+            raise ModelError(
+                f"--target {self.name} writes one free-flyer base only, not {what}: generate the model with "
+                "--target python, c or matlab"
             )
 
     # -- files --------------------------------------------------------------

@@ -138,7 +138,8 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "n": model.n,
         "n_q": model.n_q,
         "n_x": len(model.state),
-        "free_flyer": model.tree is not None and model.tree.free is not None,
+        "free_flyer": model.tree is not None and bool(model.tree.quaternions),
+        "quaternions": quaternion_tables(model),
         "frames": list(model.frames),
         "contacts": [name for name, _ in model.contacts],
         "contact_rows": contact_rows(model),
@@ -173,6 +174,30 @@ def contact_rows(model: Model) -> list:
         rows.append([row + i if i < size else None for i in range(width)])
         row += size
     return rows
+
+
+def quaternion_tables(model: Model) -> dict | None:
+    """The tables of the runtime of several quaternion joints (``runtime/_quaternions.py`` of the Python target,
+    copied as ``_free_flyer.py``): ``None`` for a model without quaternion joints or with one free-flyer first
+    (``runtime/_free_flyer.py`` serves it), else ``NAME → literal`` (``FREE``, ``BALL``: the first coordinate and
+    speed of each free and ball joint; ``QPOS``, ``QVEL``, ``MUJOCO_NQ``, ``MUJOCO_NV``: MuJoCo's layout)."""
+    tree = model.tree
+    if tree is None or not tree.quaternions or tree.single_free:
+        return None
+
+    def literal(items: list) -> str:
+        return "(" + "".join(f"{item}, " for item in items).rstrip(" ") + ")"
+
+    layout = tree.mujoco
+    n_q, n_v = len(model.q), len(model.dq)
+    return {
+        "FREE": literal([(s.q, s.v) for s in tree.quaternions if s.kind == "free"]),
+        "BALL": literal([(s.q, s.v) for s in tree.quaternions if s.kind == "ball"]),
+        "MUJOCO_NQ": layout.nq if layout is not None else n_q,
+        "MUJOCO_NV": layout.nv if layout is not None else n_v,
+        "QPOS": literal(list(layout.qpos) if layout is not None else list(range(n_q))),
+        "QVEL": literal(list(layout.qvel) if layout is not None else list(range(n_v))),
+    }
 
 
 def _mujoco_layout(model: Model) -> dict | None:

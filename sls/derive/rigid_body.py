@@ -35,6 +35,8 @@ origin, ``ω̇``, ``v̇`` their (classical) accelerations, with
 * ``ω̇_C = E ω̇_P + a q̈ + ω_C × a q̇`` (revolute),
 * ``v̇_C = E (v̇_P + ω̇_P × p + ω_P × (ω_P × p)) + a q̈ + 2 ω_C × a q̇`` (prismatic),
 * the root's ``v̇ = g e_z`` (gravity as an upward acceleration of the base),
+* a ball joint (speeds ``w``, the relative angular velocity in ``C``'s frame, ``R_q`` its quaternion's rotation):
+  ``ω_C = E ω_P + w``, ``ω̇_C = E ω̇_P + ẇ + ω_C × w``; a free joint (a body of the world): its speeds are ``v, ω``,
 
 and with the body's mass ``m``, first moment ``h = m c`` and inertia
 ``I_o`` about its origin, the force and moment it needs (about its origin)
@@ -61,7 +63,7 @@ import sympy
 from sls.algebra.graph import Graph
 from sls.derive.joint_rotation import premultiplied, turn, turn_back
 from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
-from sls.model.tree import FREE
+from sls.model.tree import BALL, FREE
 
 __all__ = ["REVOLUTE", "Body", "TreeDynamics", "bodies", "constant"]
 
@@ -167,15 +169,17 @@ class _Joint:
 
 
 class _FreeJoint:
-    """The root's quaternion free-flyer (:mod:`sls.model.free_flyer`) at the coordinates ``q`` (7 nodes):
-    the body sits at ``t + R_o p`` turned by ``R_o R(quat)``; its six speeds are its own ``v`` and ``ω``."""
+    """A quaternion joint (:mod:`sls.model.free_flyer`) at its coordinates ``q`` (nodes): a free-flyer's seven
+    (the body sits at ``t + R_o p`` turned by ``R_o R(quat)``; its six speeds are its own ``v`` and ``ω``) or a
+    ball joint's four (the body sits at ``t`` turned by ``R_o R(quat)``; its three speeds are its ``ω`` relative
+    to its parent, in its own frame)."""
 
     revolute = False
 
     def __init__(self, vec: _Vectors, body: Body, q: Sequence[int]) -> None:
         self.vec, self.body = vec, body
         g = vec.g
-        x, y, z, w = q[3:7]
+        x, y, z, w = q[-4:]
         two = g.number(2)
 
         def twice(*pairs: tuple) -> int:
@@ -190,7 +194,9 @@ class _FreeJoint:
             [twice((1, (x, y)), (1, (z, w))), diagonal(x, z), twice((1, (y, z)), (-1, (x, w)))],
             [twice((1, (x, z)), (-1, (y, w))), twice((1, (y, z)), (1, (x, w))), diagonal(x, y)],
         ]
-        self.offset = vec.add([vec.num(t) for t in body.offset], vec.matvec(body.rotation, list(q[0:3])))
+        self.offset = [vec.num(t) for t in body.offset]
+        if body.kind == FREE:
+            self.offset = vec.add(self.offset, vec.matvec(body.rotation, list(q[0:3])))
 
     def to_child(self, v: list) -> list:
         """``Rᵀ R_oᵀ v``: a parent-frame vector in the body's frame."""
@@ -206,10 +212,12 @@ class _FreeJoint:
 
 def _motion_axes(body: Body, joint: _Joint | _FreeJoint) -> list:
     """``[(speed index, revolute, axis), …]``: the directions a body's speeds move it, in its own frame (one per
-    joint; a free-flyer's six: its three axes sliding, then turning)."""
+    joint; a free-flyer's six: its three axes sliding, then turning; a ball joint's three: turning)."""
+    unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    if body.kind == BALL:
+        return [(body.speed + i, True, unit[i]) for i in range(3)]
     if body.kind != FREE:
         return [(body.speed, joint.revolute, body.axis)]
-    unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     return [(body.speed + i, False, unit[i]) for i in range(3)] + [
         (body.speed + 3 + i, True, unit[i]) for i in range(3)
     ]
@@ -231,8 +239,8 @@ class TreeDynamics:
     def __post_init__(self) -> None:
         self.vec = _Vectors(self.graph)
         self.joints: list[_Joint | _FreeJoint] = [
-            _FreeJoint(self.vec, b, self.q[b.coordinate : b.coordinate + 7])
-            if b.kind == FREE
+            _FreeJoint(self.vec, b, self.q[b.coordinate : b.coordinate + (7 if b.kind == FREE else 4)])
+            if b.kind in (FREE, BALL)
             else _Joint(self.vec, b, self._joint_value(b, self.q, shift=True))
             for b in self.bodies
         ]
@@ -266,7 +274,9 @@ class TreeDynamics:
             rate = self._joint_value(body, dq)
             omega = joint.to_child(omega_p)
             v = joint.to_child(vec.add(v_p, vec.cross(omega_p, joint.offset)))
-            if joint.revolute:
+            if body.kind == BALL:  # its speeds: the angular velocity relative to the parent, in its frame
+                omega = vec.add(omega, list(dq[body.speed : body.speed + 3]))
+            elif joint.revolute:
                 omega = vec.add(omega, vec.along(body.axis, rate))
             else:
                 v = vec.add(v, vec.along(body.axis, rate))
@@ -289,8 +299,8 @@ class TreeDynamics:
         for k in reversed(range(len(self.bodies))):
             body, joint = self.bodies[k], self.joints[k]
             f, n = forces[k]
-            if body.kind == FREE:
-                torques[k] = f + n  # the body wrench in its frame: its six speeds' forces
+            if body.kind in (FREE, BALL):
+                torques[k] = (f if body.kind == FREE else []) + n  # the body wrench (moment) in its frame
             else:
                 torques[k] = [vec.dot([vec.num(a) for a in body.axis], n if joint.revolute else f)]
             if body.parent >= 0:
@@ -328,6 +338,9 @@ class TreeDynamics:
         p = joint.offset
         domega = joint.to_child(domega_p)
         dv = joint.to_child(vec.add(dv_p, vec.cross(domega_p, p), vec.cross(omega_p, vec.cross(omega_p, p))))
+        if body.kind == BALL:  # ω̇ = E ω̇_P + ẇ + ω × w, w the relative angular velocity (its speeds)
+            w = list(dq[body.speed : body.speed + 3])
+            return vec.add(domega, list(ddq[body.speed : body.speed + 3]), vec.cross(omega, w)), dv
         motion = vec.along(body.axis, rate)
         if joint.revolute:
             domega = vec.add(domega, vec.along(body.axis, acc), vec.cross(omega, motion))

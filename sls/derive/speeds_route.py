@@ -23,7 +23,7 @@ from sls.derive.constraint_terms import constraint_terms, jacobian
 from sls.derive.dynamics import Dynamics
 from sls.derive.speeds import speed_dynamics
 from sls.model import Model
-from sls.model.free_flyer import free_flyer_kinematics
+from sls.model.free_flyer import free_flyer_kinematics, quaternion_kinematics
 from sls.model.kinematics import Kinematics
 from sls.model.kinematics import kinematics as checked_kinematics
 
@@ -32,11 +32,14 @@ ZERO = sympy.Integer(0)
 
 def speed_kinematics(model: Model) -> Kinematics:
     """The :class:`~sls.model.kinematics.Kinematics` of a model with generalized speeds: a robot's quaternion
-    free-flyer from its closed forms (:func:`~sls.model.free_flyer.free_flyer_kinematics`), any other checked
+    free-flyer from its closed forms (:func:`~sls.model.free_flyer.free_flyer_kinematics`; several free joints
+    and ball joints: :func:`~sls.model.free_flyer.quaternion_kinematics`), any other checked
     symbolically (:func:`sls.model.kinematics.kinematics`)."""
     assert model.kinematics is not None, "speed_kinematics needs a model with kinematics"
-    if model.tree is not None and model.tree.free is not None:
+    if model.tree is not None and model.tree.single_free:
         return free_flyer_kinematics(model.q, model.dq)
+    if model.tree is not None and model.tree.quaternions:  # several free joints, ball joints
+        return quaternion_kinematics(model.q, model.dq, model.tree.slots)
     return checked_kinematics(model.kinematics, model.q, model.dq)
 
 

@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from sls.model.tree import FREE, rpy_matrix
+from sls.model.tree import BALL, FREE, rpy_matrix
 
 if TYPE_CHECKING:
     from sls.model.tree import Robot
 
-#: Joint kinds that rotate about their axis; the other moving kind is ``prismatic`` (and the root's
-#: quaternion free-flyer, :data:`~sls.model.tree.FREE`, with six speeds).
+#: Joint kinds that rotate about their axis; the other moving kinds are ``prismatic`` and the quaternion joints
+#: (the free-flyer, :data:`~sls.model.tree.FREE`, with six speeds; the ball joint, :data:`~sls.model.tree.BALL`,
+#: with three).
 REVOLUTE = ("revolute", "continuous")
-_MOVING = REVOLUTE + ("prismatic", FREE)
+_MOVING = REVOLUTE + ("prismatic", FREE, BALL)
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,10 @@ class Body:
     not move). ``rotation`` (3×3) and ``offset`` (3) are the joint's constant
     transform in the parent body's frame (fixed joints above it composed in);
     ``axis`` the unit axis in the body's frame; ``kind`` the joint type.
-    ``coordinate`` is the index of the coordinate moving it (the first of a free-flyer's seven), ``speed``
-    the index of its speed (the first of a free-flyer's six; the coordinate's index shifted back by one
-    after a free-flyer), ``multiplier`` and ``shift`` map that coordinate to the joint (``1, 0`` unless mimic).
+    ``coordinate`` is the index of the coordinate moving it (the first of a free-flyer's seven or a ball joint's
+    four), ``speed`` the index of its speed (the first of a free-flyer's six or a ball joint's three; the layout
+    of :attr:`~sls.model.tree.Robot.slots`), ``multiplier`` and ``shift`` map that coordinate to the joint
+    (``1, 0`` unless mimic).
     ``mass``, ``moment`` (``m c``, 3) and ``inertia`` (3×3 about the body's
     origin) are the merged inertia in the body's frame, as floats.
     """
@@ -77,8 +79,7 @@ def placements(robot: Robot) -> dict:
 
 def _bodies_and_placements(robot: Robot) -> tuple:
     """``(bodies, placements)``: see :func:`bodies` and :func:`placements`."""
-    free = 1 if robot.free is not None else 0  # a free-flyer: 7 coordinates, 6 speeds, before the joints'
-    index = {joint.name: k + 7 * free for k, joint in enumerate(robot.movable)}
+    index = {slot.joint.name: (slot.q, slot.v) for slot in robot.slots}  # first coordinate and speed of each
     # link → (body, R, t): its frame in the body's frame
     pose: dict[str, tuple[int, tuple, tuple]] = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}
     found: list = []
@@ -89,13 +90,11 @@ def _bodies_and_placements(robot: Robot) -> tuple:
         if joint.kind not in _MOVING:
             pose[joint.child] = (body, R_o, t_o)
             continue
-        if joint.kind == FREE:
-            coordinate, multiplier, shift = 0, 1.0, 0.0
-        elif joint.mimic is None:
-            coordinate, multiplier, shift = index[joint.name], 1.0, 0.0
+        if joint.mimic is None:
+            (coordinate, speed), multiplier, shift = index[joint.name], 1.0, 0.0
         else:
             followed, multiplier, shift = joint.mimic
-            coordinate = index[followed]
+            coordinate, speed = index[followed]
         found.append(
             {
                 "name": joint.name,
@@ -105,7 +104,7 @@ def _bodies_and_placements(robot: Robot) -> tuple:
                 "axis": tuple(joint.axis),
                 "kind": joint.kind,
                 "coordinate": coordinate,
-                "speed": coordinate - free if joint.kind != FREE else 0,
+                "speed": speed,
                 "multiplier": float(multiplier),
                 "shift": float(shift),
             }

@@ -98,6 +98,18 @@ def _graph_culprit(graph: Graph, node: int) -> sympy.Expr:
     return sympy.Integer(0)
 
 
+def unit_quaternions(model: Model, state: np.ndarray) -> np.ndarray:
+    """``state`` with the quaternions of a robot's free and ball joints scaled to unit norm (sampled states are
+    configurations: a ball joint's ``M`` depends on its rotation)."""
+    tree = model.tree
+    for slot in tree.quaternions if tree is not None else ():
+        first = slot.q + (3 if slot.kind == "free" else 0)
+        norm = float(np.linalg.norm(state[first : first + 4]))
+        if norm > 0:
+            state[first : first + 4] /= norm
+    return state
+
+
 def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     """Refuse a mass matrix that is not symmetric positive definite at sampled states.
 
@@ -123,7 +135,7 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     evaluate = _sampler(dynamics, entries)
     failed, usable = None, 0
     for _ in range(samples):
-        state = rng.uniform(low, high)
+        state = unit_quaternions(model, rng.uniform(low, high))
         values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
         try:
             with np.errstate(all="ignore"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sympy
 
 from sls.errors import ModelError, brief
+from sls.model.entries import symbols_in
 
 
 def quadratic_terms(T: sympy.Expr, dq: tuple) -> list[tuple[sympy.Expr, int, int]]:
@@ -79,7 +80,7 @@ def check_kinetic_energy(T: sympy.Expr, dq: tuple) -> None:
 
 
 def check_potential_energy(V: sympy.Expr, dq: tuple) -> None:
-    velocities = sorted(s.name for s in V.free_symbols & set(dq))
+    velocities = sorted(s.name for s in symbols_in(V) & set(dq))
     if velocities:
         raise ModelError(f"potential energy V must not depend on the velocities; it contains {', '.join(velocities)}")
 

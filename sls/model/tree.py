@@ -14,8 +14,12 @@ from dataclasses import dataclass, field, fields
 #: Joint types that move (revolute, continuous, prismatic): the others are fixed (floating and planar joints
 #: are expanded into chains of these by the reader, or a root floating joint becomes a :data:`FREE` joint).
 MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
-#: The quaternion free-flyer (:mod:`sls.model.free_flyer`): 7 coordinates, 6 speeds; only as the root's joint.
+#: The quaternion free-flyer (:mod:`sls.model.free_flyer`): 7 coordinates, 6 speeds; a joint of a body of the world.
 FREE = "free"
+#: The quaternion ball (spherical) joint (:mod:`sls.model.free_flyer`): 4 coordinates, 3 speeds; anywhere in the tree.
+BALL = "ball"
+#: Joint kinds whose orientation is a unit quaternion, with their numbers of coordinates and speeds.
+QUATERNION_SIZES = {FREE: (7, 6), BALL: (4, 3)}
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,20 @@ class Base:
     joints: tuple
     link: str
     axes: tuple
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where one joint that is a coordinate keeps its coordinates and speeds in the model's ``q`` and ``v``:
+    ``q`` and ``v`` are the indices of its first ones, ``n_q`` and ``n_v`` their numbers (a free joint 7 and 6,
+    a ball joint 4 and 3, a revolute or prismatic joint 1 and 1). ``kind`` is the joint's."""
+
+    joint: Joint
+    kind: str
+    q: int
+    v: int
+    n_q: int
+    n_v: int
 
 
 @dataclass(frozen=True)
@@ -120,8 +138,37 @@ class Robot:
 
     @property
     def free(self) -> Joint | None:
-        """The quaternion free-flyer joint of the root (its coordinates and speeds come first), or ``None``."""
+        """The first quaternion free-flyer joint (a body of the world; its coordinates and speeds come first when
+        it is the tree's first joint that moves), or ``None``."""
         return next((j for j in self.joints if j.kind == FREE), None)
+
+    @property
+    def slots(self) -> tuple:
+        """One :class:`Slot` per joint that is a coordinate (free, ball, and the movable joints that are not mimic
+        joints), in tree order: the model's ``q`` is their coordinates in this order, ``v`` their speeds."""
+        found, q, v = [], 0, 0
+        for joint in self.joints:
+            if joint.kind in QUATERNION_SIZES:
+                n_q, n_v = QUATERNION_SIZES[joint.kind]
+            elif joint.kind in MOVABLE_TYPES and joint.mimic is None:
+                n_q, n_v = 1, 1
+            else:
+                continue
+            found.append(Slot(joint, joint.kind, q, v, n_q, n_v))
+            q, v = q + n_q, v + n_v
+        return tuple(found)
+
+    @property
+    def quaternions(self) -> tuple:
+        """The :class:`Slot` of every free and ball joint, in tree order (``()``: none)."""
+        return tuple(s for s in self.slots if s.kind in QUATERNION_SIZES)
+
+    @property
+    def single_free(self) -> bool:
+        """Whether the only quaternion joint is one free joint whose coordinates and speeds come first (the
+        floating base of a URDF robot, the runtime of ``_free_flyer.py``)."""
+        found = self.quaternions
+        return len(found) == 1 and found[0].kind == FREE and found[0].q == 0
 
     @property
     def moving(self) -> tuple:

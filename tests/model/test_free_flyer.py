@@ -50,3 +50,32 @@ def test_rotation_and_quaternion_rates_agree_with_the_rotation_rate():
     skew = np.array([[0, -omega[2], omega[1]], [omega[2], 0, -omega[0]], [-omega[1], omega[0], 0]])
     assert np.abs(R_dot - np.array(R(*quat)) @ skew).max() < 1e-8
     assert abs(rate @ quat) < 1e-15  # the rate is tangent to the unit sphere
+
+
+def test_quaternion_kinematics_of_a_ball_a_hinge_and_a_free_joint():
+    """A layout of a ball joint, a hinge and a free joint (Robot.slots): W S = I on unit quaternions, the brackets
+    are S γ (so(3) and se(3) blocks), and the free joint's blocks are the free-flyer's closed forms."""
+    from sls.model.free_flyer import quaternion_kinematics
+    from sls.model.tree import Joint, Slot
+
+    def slot(kind: str, q: int, v: int, n_q: int, n_v: int) -> Slot:
+        return Slot(Joint(kind, kind, "a", "b", (0, 0, 0), (0, 0, 0), (1, 0, 0), 0.0), kind, q, v, n_q, n_v)
+
+    q = sympy.symbols("bx by bz bw h", real=True) + Q
+    v = sympy.symbols("ba bb bc dh", real=True) + V
+    slots = [slot("ball", 0, 0, 4, 3), slot("continuous", 4, 3, 1, 1), slot("free", 5, 4, 7, 6)]
+    kin = quaternion_kinematics(q, v, slots)
+    free = free_flyer_kinematics(Q, V)
+    assert all(tuple(kin.W[4 + i][5:]) == tuple(free.W[i]) for i in range(6))
+    columns = [tuple(kin.S[k][r] for k in range(12)) for r in range(10)]
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        ball = rng.normal(size=4)
+        point = dict(zip(q[:5], [*(ball / np.linalg.norm(ball)), rng.normal()]))
+        point.update(unit_points(1, seed=int(rng.integers(100)))[0])
+        assert np.abs(numeric(kin.W, point) @ numeric(kin.S, point) - np.eye(10)).max() < 1e-14
+        for a in range(10):
+            for b in range(a + 1, 10):
+                bracket = lie_bracket(columns[a], columns[b], q)
+                combination = [sum(kin.structure[j][a][b] * columns[j][k] for j in range(10)) for k in range(12)]
+                assert np.abs(numeric([e - c for e, c in zip(bracket, combination)], point)).max() < 1e-14

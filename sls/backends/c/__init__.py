@@ -121,6 +121,7 @@ class CBackend(Backend):
     provides = "C's libm provides"
     speeds = True
     quaternions = True
+    quaternion_joints = True
     unroll_max = None
     #: The package's Python API (``__init__.py``, ``_runtime.py``) is the Python target's: its templates and
     #: runtime sources.
@@ -151,6 +152,12 @@ class CBackend(Backend):
         if len(getattr(model, "q", ())) != len(getattr(model, "dq", ())) and not has_free_flyer(model):
             raise ModelError(
                 "--target c writes fewer speeds than coordinates only for a quaternion base (a robot's free-flyer): "
+                "generate this model with the default --target python"
+            )
+        tree = getattr(model, "tree", None)
+        if tree is not None and tree.quaternions and not tree.single_free and getattr(model, "constrained", False):
+            raise ModelError(
+                "--target c writes constraints with quaternion joints only for one free-flyer base first: "
                 "generate this model with the default --target python"
             )
 
@@ -309,10 +316,10 @@ class CBackend(Backend):
 
     def _free_flyer(self, env: Any, ctx: dict) -> str:
         """The Python target's ``_free_flyer.py`` (integrate, difference, normalize, the MuJoCo layout)."""
-        from sls.backends.python.files import runtime_text
+        from sls.backends.python.files import quaternion_source, runtime_text
 
-        source = self.base("python").runtime_files()["_free_flyer.py"]
-        text = runtime_text(source, {"N_Q": ctx["n_q"], "N_V": ctx["n"]})
+        source = self.base("python").runtime_files()[quaternion_source(ctx)]
+        text = runtime_text(source, {"N_Q": ctx["n_q"], "N_V": ctx["n"], **(ctx["quaternions"] or {})})
         return env.get_template("_free_flyer.py.j2").render(ctx=ctx, runtime=text)
 
     def _chart(self, env: Any, ctx: dict) -> str:
@@ -346,9 +353,9 @@ class CBackend(Backend):
 
 
 def has_free_flyer(model: Model) -> bool:
-    """True for a robot whose root is a quaternion free-flyer (its package adds ``_free_flyer.py``)."""
+    """True for a robot with quaternion joints (a free-flyer base, ball joints; its package adds ``_free_flyer.py``)."""
     tree = getattr(model, "tree", None)
-    return tree is not None and tree.free is not None
+    return tree is not None and bool(tree.quaternions)
 
 
 def chart_guarded(model: Model, chosen: tuple | None = None) -> dict:

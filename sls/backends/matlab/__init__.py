@@ -43,7 +43,38 @@ FREE_FLYER_FILES = ("integrate", "difference", "normalize_configuration", "to_mu
 
 
 def _free_flyer(model: Model) -> bool:
-    return model.tree is not None and model.tree.free is not None
+    return model.tree is not None and bool(model.tree.quaternions)
+
+
+def _quaternion_blocks(model: Model) -> tuple:
+    """``(kind, first speed)`` of each free and ball joint of a model with several quaternion joints (``()``: none,
+    or one free-flyer base first, which keeps its own files)."""
+    tree = model.tree
+    if tree is None or tree.single_free:
+        return ()
+    return tuple((slot.kind, slot.v) for slot in tree.quaternions)
+
+
+def _quaternion_layout(model: Model) -> dict:
+    """What ``templates/matlab/quaternions.m.j2`` needs (0-based offsets, 1-based MATLAB indices)."""
+    tree = model.tree
+    assert tree is not None
+    free = [(s.q, s.v) for s in tree.quaternions if s.kind == "free"]
+    ball = [(s.q, s.v) for s in tree.quaternions if s.kind == "ball"]
+    scalar = [s for s in tree.slots if s.kind not in ("free", "ball")]
+    layout = tree.mujoco
+    n_q, n_v = len(model.q), len(model.dq)
+    return {
+        "free": free,
+        "ball": ball,
+        "scalar_q": [s.q + 1 for s in scalar],
+        "scalar_v": [s.v + 1 for s in scalar],
+        "quaternions": [a + 4 for a, _ in free] + [a + 1 for a, _ in ball],
+        "nq": layout.nq if layout is not None else n_q,
+        "nv": layout.nv if layout is not None else n_v,
+        "qpos": [k + 1 for k in (layout.qpos if layout is not None else range(n_q))],
+        "qvel": [k + 1 for k in (layout.qvel if layout is not None else range(n_v))],
+    }
 
 
 class MatlabBackend(Backend):
@@ -55,6 +86,7 @@ class MatlabBackend(Backend):
     provides = "MATLAB provides"
     speeds = True
     quaternions = True
+    quaternion_joints = True
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
@@ -90,7 +122,8 @@ class MatlabBackend(Backend):
         body = with_chart_guard(body, function.name, model)
         if function.calls:  # a model with generalized speeds: the upper rows of A from the kinematics' Jacobian
             free = model.tree is not None and model.tree.free is not None
-            body = with_kinematic_rows(body, model.n, function.calls[0], len(model.q), free)
+            blocks = _quaternion_blocks(model)
+            body = with_kinematic_rows(body, model.n, function.calls[0], len(model.q), free, blocks)
         return body
 
     def wrapper(self, function: functions.Function, model: Model) -> Any:
@@ -119,7 +152,9 @@ class MatlabBackend(Backend):
             spec = function_spec(function, model, names, code[function.name])
             files[f"{function.name}.m"] = template.render(ctx=ctx, fn=spec)
         if _free_flyer(model):
-            configuration = env.get_template("free_flyer.m.j2")
+            general = bool(_quaternion_blocks(model))
+            configuration = env.get_template("quaternions.m.j2" if general else "free_flyer.m.j2")
+            layout = _quaternion_layout(model) if general else None
             for name in FREE_FLYER_FILES:
-                files[f"{name}.m"] = configuration.render(ctx=ctx, which=name)
+                files[f"{name}.m"] = configuration.render(ctx=ctx, which=name, layout=layout)
         return {name: render.tidy(text) for name, text in sorted(files.items())}

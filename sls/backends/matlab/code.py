@@ -105,13 +105,17 @@ def with_chart_guard(body: Body, name: str, model: Model) -> Body:
     return Body(lines + body.lines, body.reads) if lines else body
 
 
-def with_kinematic_rows(body: Body, n: int, rates_jacobian: str, n_q: int | None = None, free: bool = False) -> Body:
+def with_kinematic_rows(
+    body: Body, n: int, rates_jacobian: str, n_q: int | None = None, free: bool = False, blocks: tuple = ()
+) -> Body:
     """``linearized_model`` of a model with generalized speeds: the upper rows of ``A`` are ``∂(S v)/∂x``
     (``rates_jacobian``: ``qdot_jac_fun``) instead of ``[0 I]``.
 
     With fewer speeds than coordinates (``n_q`` of them) ``A`` and ``B`` go to the tangent space (as the Python
     target's): the dynamics rows' ``q`` columns times ``S = ∂(S v)/∂v``, the kinematic rows ``[K, I]`` with
-    ``K = −ad(v_base)/2`` on a quaternion free-flyer's base block (``free``), else ``pinv(S) ∂(S v)/∂q S``."""
+    ``K = −ad(v_base)/2`` on a quaternion free-flyer's base block (``free``), else ``pinv(S) ∂(S v)/∂q S``; with
+    several quaternion joints (``blocks``: ``(kind, first speed)`` of each free and ball joint) ``−ad(v)/2`` on each
+    free joint's block and ``−[ω]×/2`` on each ball joint's."""
     if n_q is None or n_q == n:
         return Body(body.lines + [f"A(1:{n}, :) = {rates_jacobian}(x, p);"], body.reads)
     kinematic = (
@@ -124,6 +128,21 @@ def with_kinematic_rows(body: Body, n: int, rates_jacobian: str, n_q: int | None
         if free
         else [f"K = pinv(S) * J(:, 1:{n_q}) * S;"]
     )
+    if blocks:
+        kinematic = [
+            "skew = @(a) [0, -a(3), a(2); a(3), 0, -a(1); -a(2), a(1), 0];",
+            f"speeds = x({n_q + 1}:end);",
+            "K = zeros(" + str(n) + ");",
+        ]
+        for kind, b in blocks:
+            w = f"speeds({b + 4}:{b + 6})" if kind == "free" else f"speeds({b + 1}:{b + 3})"
+            if kind == "free":
+                kinematic.append(
+                    f"K({b + 1}:{b + 6}, {b + 1}:{b + 6}) = -0.5 * [skew({w}), skew(speeds({b + 1}:{b + 3})); "
+                    f"zeros(3), skew({w})];"
+                )
+            else:
+                kinematic.append(f"K({b + 1}:{b + 3}, {b + 1}:{b + 3}) = -0.5 * skew({w});")
     lines = [
         f"J = {rates_jacobian}(x, p);",
         f"S = J(:, {n_q + 1}:end);",

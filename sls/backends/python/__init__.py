@@ -50,12 +50,13 @@ class PythonBackend(Backend):
     unroll_max = UNROLL_MAX
     speeds = True
     quaternions = True
+    quaternion_joints = True
 
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]
         names += ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
         names += ["_chart.py"] if chart_pitch(model) else []
-        return names + (["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else [])
+        return names + (["_free_flyer.py"] if model.tree is not None and model.tree.quaternions else [])
 
     def placeholder(self, name: str) -> str | None:
         return INCOMPLETE_INIT if name == "__init__.py" else None

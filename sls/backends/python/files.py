@@ -69,6 +69,12 @@ def runtime_text(path: Path, values: dict) -> str:
     return "".join(lines)
 
 
+def quaternion_source(ctx: dict) -> str:
+    """The runtime source copied as a package's ``_free_flyer.py``: ``_free_flyer.py`` for one free-flyer first,
+    ``_quaternions.py`` for any other layout of quaternion joints (``ctx["quaternions"]``, its tables)."""
+    return "_free_flyer.py" if ctx["quaternions"] is None else "_quaternions.py"
+
+
 def names_tuple(names: list) -> str:
     """``("a", "b")`` / ``("a",)`` / ``()``: a tuple literal of names."""
     return "(" + ", ".join(f'"{n}"' for n in names) + ("," if len(names) == 1 else "") + ")"
@@ -226,12 +232,13 @@ def _render_files(env: jinja2.Environment, ctx: dict, model: Model, kernels: dic
             "CONTACTS": len(ctx["contacts"]),
         }
     if ctx["free_flyer"]:
-        copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"]}
+        copies["_free_flyer.py"] = {"N_Q": ctx["n_q"], "N_V": ctx["n"], **(ctx["quaternions"] or {})}
     if ctx["chart_pitch"]:
         pitch = ", ".join(f'({p["index"]}, "{p["name"]}")' for p in ctx["chart_pitch"])
         copies["_chart.py"] = {"PITCH": f"({pitch},)", "MARGIN": ctx["chart_margin"]}
     for name, values in copies.items():
-        text = runtime_text(runtime[name], values) if name in runtime else ""
+        source = quaternion_source(ctx) if name == "_free_flyer.py" else name
+        text = runtime_text(runtime[source], values) if source in runtime else ""
         files[name] = env.get_template(f"{name}.j2").render(ctx=ctx, runtime=text)
     files["__init__.py"] = env.get_template("__init__.py.j2").render(ctx=ctx, modules=modules(model))
     return {name: render.tidy(text) for name, text in sorted(files.items())}

@@ -27,7 +27,8 @@ def _nonzero(m: Any, name: str, index: int) -> bool:
 
 def refuse_unsupported(m: Any, filename: str) -> None:
     """Raise :class:`~sls.errors.ModelFileError` (one line, starting with ``filename``) for the first element
-    sls does not model: ball joints, free joints other than the first joint (:func:`_check_free_joint`), active
+    sls does not model: free and ball joints with springs, friction, armature or actuators
+    (:func:`_check_quaternion_joint`), active
     equality constraints other than joint and fixed-tendon ones (:func:`_check_equality`), fluid forces, gravity
     compensation,
     flexes, plugins, nonlinear springs and dampers, tendons with springs, dampers, friction or armature, spatial
@@ -38,11 +39,8 @@ def refuse_unsupported(m: Any, filename: str) -> None:
 
     for j in range(m.njnt):
         kind = int(m.jnt_type[j])
-        if kind == BALL:
-            fail(f"joint '{element_name(m, 'joint', j, 'jnt')}' is a ball joint: ball (spherical) joints are not read "
-                 "from MJCF yet (free joints are, as the model's first joint)")
-        if kind == FREE:
-            _check_free_joint(m, j, fail)
+        if kind in (FREE, BALL):
+            _check_quaternion_joint(m, j, fail)
         for field, what in (
             ("jnt_stiffnesspoly", "a nonlinear spring (stiffnesspoly)"),
             ("jnt_springyield", "a yielding spring (springyield)"),
@@ -53,7 +51,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
                 name = element_name(m, "joint", j, "jnt")
                 fail(f"joint '{name}' has {what}: only linear springs and dampers are read")
     if m.njnt == 0:
-        fail("the model has no joints: nothing moves (sls reads hinge, slide and free joints)")
+        fail("the model has no joints: nothing moves (sls reads hinge, slide, ball and free joints)")
     for e in range(m.neq):
         if m.eq_active0[e]:
             _check_equality(m, e, fail)
@@ -67,7 +65,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
             fail(f"body '{element_name(m, 'body', b, 'body')}' has gravcomp: gravity compensation is not modelled")
     for count, what in (("nflex", "flexes (deformable bodies)"), ("nplugin", "plugins")):
         if getattr(m, count, 0):
-            fail(f"the model has {what}: sls models rigid bodies with hinge, slide and free joints only")
+            fail(f"the model has {what}: sls models rigid bodies with hinge, slide, ball and free joints only")
     driven = {int(m.actuator_trnid[i][0]) for i in range(m.nu) if int(m.actuator_trntype[i]) == act.TRN_TENDON}
     for t in range(m.ntendon):
         name = element_name(m, "tendon", t, "tendon")
@@ -82,7 +80,7 @@ def refuse_unsupported(m: Any, filename: str) -> None:
 
 def _check_equality(m: Any, e: int, fail: Any) -> None:
     """An active equality constraint is read when it couples hinge or slide joints, or fixed tendons
-    (:mod:`sls.readers.mjcf.equality`), on a model without a free joint."""
+    (:mod:`sls.readers.mjcf.equality`), on a model without a free or ball joint."""
     code = int(m.eq_type[e])
     shape = _EQUALITY_KINDS[code] if code < len(_EQUALITY_KINDS) else "equality"
     name = f"equality constraint '{element_name(m, 'eq', e, 'equality')}' ({shape})"
@@ -91,8 +89,11 @@ def _check_equality(m: Any, e: int, fail: Any) -> None:
             f"{name}: only joint and fixed-tendon equalities are read from MJCF; remove it or make it inactive "
             '(active="false")'
         )
-    if any(int(m.jnt_type[j]) == FREE for j in range(m.njnt)):
-        fail(f"{name}: equality constraints are not read with a free joint yet; remove it or make it inactive")
+    quaternion = next((j for j in range(m.njnt) if int(m.jnt_type[j]) in (FREE, BALL)), None)
+    if quaternion is not None:
+        kind = "free" if int(m.jnt_type[quaternion]) == FREE else "ball"
+        fail(f"{name}: equality constraints are not read with a free or ball joint yet (the {kind} joint "
+             f"'{element_name(m, 'joint', quaternion, 'jnt')}'); remove it or make it inactive")
     if shape == "tendon":
         for t in (int(m.eq_obj1id[e]), int(m.eq_obj2id[e])):
             if t >= 0 and act.fixed_tendon(m, t) is None:
@@ -100,29 +101,25 @@ def _check_equality(m: Any, e: int, fail: Any) -> None:
                 fail(f"{name}: tendon '{tendon}' is spatial; only fixed tendons (joint wraps) have a length sls models")
 
 
-def _check_free_joint(m: Any, j: int, fail: Any) -> None:
-    """A free joint is read as the quaternion free-flyer of the tree's root (:mod:`sls.model.free_flyer`): only the
-    model's first joint (``qpos`` from 0, so the coordinates keep MuJoCo's order), and without what would not act
-    as MuJoCo's on the six speeds (a spring, frictionloss along the world's axes, armature, whose inertia MuJoCo
-    gives no velocity-product forces, an actuator)."""
+def _check_quaternion_joint(m: Any, j: int, fail: Any) -> None:
+    """A free joint is read as a quaternion free-flyer, a ball joint as a quaternion ball joint
+    (:mod:`sls.model.free_flyer`), without what would not act as MuJoCo's on their speeds (a spring, frictionloss,
+    armature, whose inertia MuJoCo gives no velocity-product forces, an actuator, dofs that differ in damping)."""
     name = element_name(m, "joint", j, "jnt")
-    if j != 0:
-        first = "another free joint" if int(m.jnt_type[0]) == FREE else f"joint '{element_name(m, 'joint', 0, 'jnt')}'"
-        fail(f"joint '{name}' is a free joint after {first}: sls reads one free joint, as the model's first joint "
-             "(a floating base)")
-    dofs = range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 6)
+    kind = "free" if int(m.jnt_type[j]) == FREE else "ball"
+    dofs = range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + (6 if kind == "free" else 3))
     spring = float(m.jnt_stiffness[j]) != 0 and not int(m.opt.disableflags) & DISABLE_SPRING
     friction = any(float(m.dof_frictionloss[k]) != 0 for k in dofs)
     friction = friction and not int(m.opt.disableflags) & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
     armature = any(float(m.dof_armature[k]) != 0 for k in dofs)
     if spring or friction or armature:
         what = "stiffness (a spring)" if spring else "frictionloss" if friction else "armature"
-        fail(f"free joint '{name}' has {what}: not read on a free joint; remove it")
+        fail(f"{kind} joint '{name}' has {what}: not read on a {kind} joint; remove it")
     if len({float(m.dof_damping[k]) for k in dofs}) > 1:
-        fail(f"free joint '{name}': its six dofs differ in damping: not read")
+        fail(f"{kind} joint '{name}': its {len(dofs)} dofs differ in damping: not read")
     for i in range(m.nu):
         if int(m.actuator_trntype[i]) in (act.TRN_JOINT, act.TRN_JOINTINPARENT) and int(m.actuator_trnid[i][0]) == j:
-            fail(f"actuator '{element_name(m, 'actuator', i, 'act')}' drives the free joint '{name}': not read "
+            fail(f"actuator '{element_name(m, 'actuator', i, 'act')}' drives the {kind} joint '{name}': not read "
                  "(actuators on hinge and slide joints and fixed tendons only)")
 
 

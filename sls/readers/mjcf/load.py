@@ -13,7 +13,9 @@ import sympy
 from sls.algebra.expressions import symbol
 from sls.errors import ModelFileError, SlsError
 from sls.model import Model, build_model
-from sls.model.free_flyer import free_flyer_rates
+from sls.model.entries import symbols_in
+from sls.model.free_flyer import joint_rates
+from sls.model.tree import MOVABLE_TYPES
 from sls.readers.common import check_table_keys, with_param_table
 from sls.readers.mjcf.actuators import actuator_forces, number
 from sls.readers.mjcf.checks import (
@@ -26,8 +28,8 @@ from sls.readers.mjcf.checks import (
 )
 from sls.readers.mjcf.compile import compile_mjcf
 from sls.readers.mjcf.equality import equality_constraints
-from sls.readers.mjcf.structure import read_tree
-from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
+from sls.readers.mjcf.structure import element_name, read_tree
+from sls.readers.urdf.kinematics import energies, forward, input_map, slot_symbols
 from sls.readers.urdf.naming import (
     DAMPING_PREFIX,
     check_generated_names,
@@ -49,8 +51,8 @@ def load_mjcf(
 ) -> Model:
     """Read an MJCF file (or its ``text``), compiled by MuJoCo, into a model; errors start with the file name.
 
-    Hinge and slide joints, and a free joint first (the quaternion free-flyer, :mod:`sls.model.free_flyer`);
-    coordinates named after the joints, in MuJoCo's order (``qpos``); one input per
+    Hinge, slide and ball joints, and free joints (quaternion joints, :mod:`sls.model.free_flyer`); coordinates
+    named after the joints, in MuJoCo's order (``qpos``); one input per
     actuator (MuJoCo's order and names), or ``tau_<joint>`` on every joint when the file has no actuator. See
     :mod:`sls.readers.mjcf` for what is read and ``docs/mjcf.md`` for the conventions.
     """
@@ -62,17 +64,19 @@ def load_mjcf(
     friction = not flags & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
     robot = read_tree(m, filename, damping=not flags & DISABLE_DAMPER, friction=friction)
     names = state_names(robot, filename)
-    (free_q, free_v), (joint_q, joint_v) = split_names(robot, names)
-    n_q, n = len(free_q) + len(joint_q), len(free_v) + len(joint_v)
+    symbols = slot_symbols(robot, names)
+    slots = robot.slots
+    n_q, n = sum(s.n_q for s in slots), sum(s.n_v for s in slots)
+    joint_q = [symbols[j.name][0][0] for j in robot.movable]
     params = friction_parameters(robot)
-    free_damping = _free_damping(m, robot, free_v, enabled=not flags & DISABLE_DAMPER)
+    free_damping = _quaternion_damping(m, robot, symbols, n, enabled=not flags & DISABLE_DAMPER)
     springs, spring_params = _springs(m, robot, joint_q, enabled=not flags & DISABLE_SPRING)
     params.update(spring_params)
     frames = forward(robot, names)
     if m.nu:
         joints = {
-            j: (q.name, v.name, len(free_v) + k)
-            for k, (j, q, v) in enumerate(zip(_joint_ids(m, robot), joint_q, joint_v))
+            j: (symbols[s.joint.name][0][0].name, symbols[s.joint.name][1][0].name, s.v)
+            for j, s in zip(_joint_ids(m, robot), _movable_slots(robot))
         }
         inputs, forces = actuator_forces(m, joints, n, set(names) | set(params) | set(free_damping[1]))
     else:
@@ -80,17 +84,17 @@ def load_mjcf(
     params.update(free_damping[1])
     check_generated_names(robot, names, params, inputs, filename)
     T, V, fric = energies(robot, names, frames)
-    fric = tuple(f + extra for f, extra in zip(fric, free_damping[0])) + tuple(fric[len(free_damping[0]) :])
+    fric = tuple(f + extra for f, extra in zip(fric, free_damping[0])) if free_damping[1] else fric
     half = sympy.Rational(1, 2)
     T = T + sympy.Add(*(half * number(a) * symbol(names[n_q + k]) ** 2 for k, a in enumerate(robot.armature) if a))
     g = math.sqrt(sum(float(v) ** 2 for v in m.opt.gravity))
     if flags & DISABLE_GRAVITY or g == 0:
         V = V.subs(symbol("g"), 0)
-    elif symbol("g") in V.free_symbols:
+    elif symbol("g") in symbols_in(V):  # each distinct subexpression once: V of a deep tree is a large tree
         params = {"g": g, **params}
     V = V + springs
     robot = replace(robot, springs=springs)
-    rates = free_flyer_rates(free_q, free_v) + joint_v if robot.free is not None else None
+    rates = [r for s in slots for r in joint_rates(s.kind, *symbols[s.joint.name])] if robot.quaternions else None
     try:
         model = build_model(
             kinematics=rates,
@@ -99,8 +103,8 @@ def load_mjcf(
             V=V,
             fric=fric,
             params=params,
-            inputs=inputs if m.nu or robot.free is not None else None,
-            forces=forces if m.nu or robot.free is not None else None,
+            inputs=inputs if m.nu or robot.bases else None,
+            forces=forces if m.nu or robot.bases else None,
             name=name or model_name(robot.name) or path.stem,
             source=source or f"MJCF file {path.name}",
             tree=robot,
@@ -108,7 +112,7 @@ def load_mjcf(
         )
     except SlsError as exc:
         raise ModelFileError(f"{filename}: {exc}") from None
-    if not m.nu and robot.free is None:  # one torque per coordinate (B_u = I), named after its joint, not u1 … un
+    if not m.nu and not robot.bases:  # one torque per speed (B_u = I), named after its joint, not u1 … un
         joint_inputs = tuple(symbol(s) for s in inputs)
         model = replace(model, inputs=joint_inputs, forces=joint_inputs)
     return model
@@ -121,23 +125,34 @@ def _equalities(m: Any, robot: Any, joint_q: list) -> tuple:
     return equality_constraints(m, coordinate)
 
 
+def _movable_slots(robot: Any) -> list:
+    """The slots (:attr:`~sls.model.tree.Robot.slots`) of the hinge and slide coordinates, ``robot.movable`` order."""
+    return [s for s in robot.slots if s.kind in MOVABLE_TYPES]
+
+
 def _joint_ids(m: Any, robot: Any) -> list:
     """MuJoCo's joint id of each hinge and slide coordinate (``robot.movable`` order): the joint at that ``qpos``
-    address (after a free joint's seven)."""
+    address."""
     by_address = {int(m.jnt_qposadr[j]): j for j in range(m.njnt)}
-    return [by_address[a] for a in robot.mujoco.qpos[len(robot.mujoco.qpos) - len(robot.movable) :]]
+    return [by_address[robot.mujoco.qpos[s.q]] for s in _movable_slots(robot)]
 
 
-def _free_damping(m: Any, robot: Any, speeds: list, enabled: bool) -> tuple:
-    """``(forces, params)``: a free joint's ``damping`` as ``damping_<joint>·ν`` on its six speeds (MuJoCo's
-    ``−damping·qvel`` on its dofs is that force in the body's speeds: the same damping along every axis), with the
-    parameter's default; ``((), {})`` without a damped free joint."""
-    free = robot.free
-    damping = float(m.dof_damping[m.jnt_dofadr[0]]) if free is not None and enabled else 0.0
-    if damping == 0:
-        return (), {}
-    label = DAMPING_PREFIX + joint_label(free)
-    return tuple(symbol(label) * v for v in speeds), {label: damping}
+def _quaternion_damping(m: Any, robot: Any, symbols: dict, n: int, enabled: bool) -> tuple:
+    """``(forces, params)``: each free or ball joint's ``damping`` as ``damping_<joint>·ν`` on its speeds (n
+    entries; MuJoCo's ``−damping·qvel`` on its dofs is that force in the body's speeds: the same damping along every
+    axis), with the parameters' defaults; ``((), {})`` without a damped quaternion joint."""
+    forces = [sympy.Integer(0)] * n
+    params = {}
+    by_name = {element_name(m, "joint", j, "jnt"): j for j in range(m.njnt)}
+    for slot in robot.quaternions:
+        damping = float(m.dof_damping[m.jnt_dofadr[by_name[slot.joint.name]]]) if enabled else 0.0
+        if damping == 0:
+            continue
+        label = DAMPING_PREFIX + joint_label(slot.joint)
+        params[label] = damping
+        for k, v in enumerate(symbols[slot.joint.name][1]):
+            forces[slot.v + k] = symbol(label) * v
+    return (tuple(forces), params) if params else ((), {})
 
 
 def _springs(m: Any, robot: Any, coordinates: list, enabled: bool) -> tuple:

@@ -10,10 +10,11 @@ link's frame shifted by ``−a`` (no rotation), where its inertia and its childr
 joints is fixed to its parent. Coordinates are MuJoCo's ``qpos`` of the joints, so the converters to and from
 MuJoCo's ``qpos``/``qvel`` are a permutation.
 
-A free joint (MuJoCo allows it only on a body of the world, and sls only as the model's first joint,
-:func:`~sls.readers.mjcf.checks.refuse_unsupported`) becomes the tree's quaternion free-flyer
-(:data:`~sls.model.tree.FREE`, Pinocchio's layout, :mod:`sls.model.free_flyer`): MuJoCo places such a body at its
-``qpos`` directly (``body_pos`` and ``body_quat`` only give ``qpos0``), as the free-flyer places its link.
+A free joint (MuJoCo allows it only on a body of the world; a model may have several) becomes a quaternion
+free-flyer of the tree (:data:`~sls.model.tree.FREE`, Pinocchio's layout, :mod:`sls.model.free_flyer`): MuJoCo
+places such a body at its ``qpos`` directly (``body_pos`` and ``body_quat`` only give ``qpos0``), as the
+free-flyer places its link. A ball joint becomes a quaternion ball joint (:data:`~sls.model.tree.BALL`): it turns
+its body about the anchor by its quaternion, as a hinge by its angle (MuJoCo's ball has no ``ref``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sls.model.free_flyer import N_V
+from sls.model.tree import BALL as TREE_BALL
 from sls.model.tree import FREE as TREE_FREE
 from sls.model.tree import Base, Inertial, Joint, MujocoLayout, Robot
 from sls.readers.mjcf import frames
@@ -31,11 +32,20 @@ from sls.readers.urdf.structure import WRENCH_SUFFIXES
 #: MuJoCo's joint types (``mjtJoint``).
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 #: What a MuJoCo joint type becomes in the tree.
-TREE_KIND = {HINGE: "continuous", SLIDE: "prismatic"}
+TREE_KIND = {HINGE: "continuous", SLIDE: "prismatic", BALL: TREE_BALL}
 ZERO = (0.0, 0.0, 0.0)
 #: Where a free joint's seven coordinates (``x y z qx qy qz qw``, the free-flyer's) sit in its ``qpos`` entries
 #: (MuJoCo's ``x y z qw qx qy qz``).
 FREE_QPOS = (0, 1, 2, 4, 5, 6, 3)
+#: Where a ball joint's four coordinates (``qx qy qz qw``) sit in its ``qpos`` entries (MuJoCo's ``qw qx qy qz``).
+BALL_QPOS = (1, 2, 3, 0)
+#: Per MuJoCo joint type: the places of its coordinates in its ``qpos`` entries, and its number of ``qvel`` entries.
+LAYOUT: dict[int, tuple[tuple[int, ...], int]] = {
+    FREE: (FREE_QPOS, 6),
+    BALL: (BALL_QPOS, 3),
+    SLIDE: ((0,), 1),
+    HINGE: ((0,), 1),
+}
 
 
 def element_name(m: Any, kind: str, index: int, unnamed: str) -> str:
@@ -82,8 +92,7 @@ class _Builder:
 
 
 def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = True) -> Robot:
-    """The tree of the compiled model ``m`` (hinge and slide joints, and a free joint first; the caller refused
-    the rest).
+    """The tree of the compiled model ``m`` (hinge, slide, ball and free joints; the caller refused the rest).
 
     ``damping``/``friction``: whether the joints keep their ``damping``/``frictionloss`` (off when the file's
     ``<option><flag>`` disables them). Gravity not along −z of the world gets a root link below the world,
@@ -103,9 +112,8 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
         rotation = frames.gravity_rotation(gravity)
         build.add(build.unique("gravity_frame", build.joint_names), "fixed", root, world, ZERO, rotation)
     places: dict[int, tuple[str, tuple]] = {0: (world, ZERO)}  # body → (link, the body's origin in that link)
-    coordinates = []
-    free: int | None = None
-    bases: tuple = ()
+    coordinates = []  # MuJoCo's joint ids, in the order of the tree's slots
+    bases: list = []
     for b in range(1, m.nbody):
         link, offset = places[int(m.body_parentid[b])]
         xyz = tuple(offset[i] + float(m.body_pos[b][i]) for i in range(3))
@@ -114,7 +122,8 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
         if joints and int(m.jnt_type[joints[0]]) == FREE:  # alone in its body (MuJoCo's rule), a body of the world
             free = joints[0]
             build.joints.append(Joint(names[free], TREE_FREE, link, bodies[b], offset, ZERO, (1.0, 0.0, 0.0), 0.0))
-            bases = (_free_base(names[free], bodies[b]),)
+            bases.append(_free_base(names[free], bodies[b]))
+            coordinates.append(free)
             build.inertials[bodies[b]] = _inertial(m, b, ZERO)
             places[b] = (bodies[b], ZERO)
             continue
@@ -126,8 +135,10 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
             axis = tuple(float(v) for v in m.jnt_axis[j])
             ref = float(m.qpos0[m.jnt_qposadr[j]])
             dof = int(m.jnt_dofadr[j])
-            anchor = tuple(float(v) for v in m.jnt_pos[j]) if m.jnt_type[j] == HINGE else ZERO
-            if m.jnt_type[j] == HINGE:
+            anchor = tuple(float(v) for v in m.jnt_pos[j]) if m.jnt_type[j] in (HINGE, BALL) else ZERO
+            if m.jnt_type[j] == BALL:  # turned about the anchor by its quaternion, no ref
+                origin = tuple(x + v for x, v in zip(xyz, frames.apply(rotation, anchor)))
+            elif m.jnt_type[j] == HINGE:
                 origin = tuple(x + v for x, v in zip(xyz, frames.apply(rotation, anchor)))
                 rotation = frames.matmul(rotation, frames.axis_rotation(axis, -ref))
             else:
@@ -140,26 +151,24 @@ def read_tree(m: Any, filename: str, *, damping: bool = True, friction: bool = T
                 origin,
                 rotation,
                 axis=axis,
-                damping=float(m.dof_damping[dof]) if damping else 0.0,
-                friction=float(m.dof_frictionloss[dof]) if friction else 0.0,
+                damping=float(m.dof_damping[dof]) if damping and m.jnt_type[j] != BALL else 0.0,
+                friction=float(m.dof_frictionloss[dof]) if friction and m.jnt_type[j] != BALL else 0.0,
             )
             coordinates.append(j)
             link, xyz, rotation = child, tuple(-v for v in anchor), frames.IDENTITY
             offset = xyz
         build.inertials[bodies[b]] = _inertial(m, b, offset)
         places[b] = (link, offset)
-    qpos = tuple(int(m.jnt_qposadr[j]) for j in coordinates)
-    qvel = tuple(int(m.jnt_dofadr[j]) for j in coordinates)
-    armature = tuple(float(m.dof_armature[m.jnt_dofadr[j]]) for j in coordinates)
-    if free is not None:  # its coordinates and speeds first; MuJoCo's linear speeds are in the world's frame
-        qpos = tuple(int(m.jnt_qposadr[free]) + k for k in FREE_QPOS) + qpos
-        qvel = tuple(int(m.jnt_dofadr[free]) + k for k in range(N_V)) + qvel
-        armature = tuple(float(m.dof_armature[m.jnt_dofadr[free] + k]) for k in range(N_V)) + armature
+    # the free joints' linear speeds are in their body's frame where MuJoCo's are in the world's
+    layouts = [LAYOUT[int(m.jnt_type[j])] for j in coordinates]
+    qpos = tuple(int(m.jnt_qposadr[j]) + k for j, (order, _) in zip(coordinates, layouts) for k in order)
+    qvel = tuple(int(m.jnt_dofadr[j]) + k for j, (_, n_v) in zip(coordinates, layouts) for k in range(n_v))
+    armature = tuple(float(m.dof_armature[k]) for k in qvel)
     return Robot(
         root=root,
         joints=tuple(build.joints),
         inertials=build.inertials,
-        bases=bases,
+        bases=tuple(bases),
         name=m.names.split(b"\0", 1)[0].decode(errors="replace"),
         armature=armature,
         mujoco=MujocoLayout(nq=int(m.nq), nv=int(m.nv), qpos=qpos, qvel=qvel),

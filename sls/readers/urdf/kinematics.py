@@ -7,8 +7,8 @@ from __future__ import annotations
 import sympy
 
 from sls.algebra.expressions import symbol
-from sls.model.free_flyer import N_Q, N_V, rotation_matrix
-from sls.model.tree import FREE, Inertial, Robot, rpy_matrix
+from sls.model.free_flyer import rotation_matrix
+from sls.model.tree import BALL, FREE, Inertial, Robot, rpy_matrix
 from sls.readers.urdf.naming import (
     DAMPING_PREFIX,
     FRICTION_PREFIX,
@@ -67,32 +67,37 @@ def _dot(a: list, b: list) -> sympy.Expr:
 
 
 def split_names(robot: Robot, names: list) -> tuple:
-    """``(free, joints)``: the symbols ``(q, v)`` of the quaternion free-flyer (7 and 6; empty without one) and
-    of the joints (coordinates and rates, one per ``robot.movable``), from the state names."""
-    n = len(robot.movable)
-    if robot.free is None:
-        return ([], []), ([symbol(s) for s in names[:n]], [symbol(s) for s in names[n:]])
-    q, v = names[: N_Q + n], names[N_Q + n :]
-    free = ([symbol(s) for s in q[:N_Q]], [symbol(s) for s in v[:N_V]])
-    return free, ([symbol(s) for s in q[N_Q:]], [symbol(s) for s in v[N_V:]])
+    """``(free, joints)``: the symbols ``(q, v)`` of the first quaternion free-flyer (7 and 6; empty without one)
+    and of the joints (coordinates and rates, one per ``robot.movable``), from the state names."""
+    symbols = slot_symbols(robot, names)
+    free = robot.free
+    joints = [symbols[j.name] for j in robot.movable]
+    return symbols[free.name] if free is not None else ([], []), ([q[0] for q, _ in joints], [v[0] for _, v in joints])
+
+
+def slot_symbols(robot: Robot, names: list) -> dict:
+    """Per joint that is a coordinate (:attr:`~sls.model.tree.Robot.slots`): ``(q, v)``, the lists of the symbols
+    of its coordinates and speeds, from the state names (coordinates, then speeds)."""
+    slots = robot.slots
+    n_q = sum(slot.n_q for slot in slots)
+    q, v = [symbol(s) for s in names[:n_q]], [symbol(s) for s in names[n_q:]]
+    return {s.joint.name: (q[s.q : s.q + s.n_q], v[s.v : s.v + s.n_v]) for s in slots}
 
 
 def _joint_motions(robot: Robot, names: list) -> dict:
     """Per moving joint: ``(position, rate, speed index, multiplier)``; a mimic joint's position is
     ``multiplier·q_f + offset`` and its rate ``multiplier·q̇_f``, ``q_f`` the coordinate it follows.
-    The speed index counts the free-flyer's six speeds first."""
-    shift = N_V if robot.free is not None else 0
-    index = {joint.name: k for k, joint in enumerate(robot.movable)}
-    _, (coordinates, rates) = split_names(robot, names)
+    The speed index is the place of its speed among every joint's (:attr:`~sls.model.tree.Robot.slots`)."""
+    symbols = slot_symbols(robot, names)
+    index = {slot.joint.name: slot.v for slot in robot.slots}
     motions = {}
     for joint in robot.moving:
         followed, multiplier, offset = joint.mimic or (joint.name, 1.0, 0.0)
-        k = index[followed]
-        q, dq = coordinates[k], rates[k]
+        (q,), (dq,) = symbols[followed]
         if joint.mimic is not None:
             m, o = _number(multiplier), _number(offset)
             q, dq = m * q + o, m * dq
-        motions[joint.name] = (q, dq, shift + k, multiplier)
+        motions[joint.name] = (q, dq, index[followed], multiplier)
     return motions
 
 
@@ -106,8 +111,8 @@ def forward(robot: Robot, names: list) -> dict:
         omega, velocity, vertical, height, moves = frames[joint.parent]
         origin = [[_number(v) for v in row] for row in rpy_matrix(joint.rpy)]
         offset = [_number(v) for v in joint.xyz]
-        if joint.kind == FREE:
-            frames[joint.child] = _free_frame(robot, names, origin, offset, vertical, height)
+        if joint.kind in (FREE, BALL):
+            frames[joint.child] = _quaternion_frame(robot, names, joint, (origin, offset), frames[joint.parent])
             continue
         axis = [_number(v) for v in joint.axis]
         q, dq = motions.get(joint.name, (None, None, None, None))[:2]
@@ -126,15 +131,23 @@ def forward(robot: Robot, names: list) -> dict:
     return frames
 
 
-def _free_frame(robot: Robot, names: list, origin: list, offset: list, vertical: list, height: sympy.Expr) -> tuple:
-    """The frame of the free-flyer's link (the root's child): its speeds are its ``ω`` and ``v``; it sits at
-    ``t + R_o p`` turned by ``R_o R(quat)`` (``t``, ``R_o`` the joint's origin, fixed to the world)."""
-    (q, v), _ = split_names(robot, names)
-    R = rotation_matrix(q[3:7])
-    position = [sympy.Add(*(origin[i][k] * q[k] for k in range(3))) for i in range(3)]
-    child_height = height + _dot(vertical, [offset[i] + position[i] for i in range(3)])
+def _quaternion_frame(robot: Robot, names: list, joint: object, place: tuple, parent: tuple) -> tuple:
+    """The frame of a quaternion joint's child link: a free-flyer's (a body of the world) has its speeds as its
+    ``ω`` and ``v`` and sits at ``t + R_o p``; a ball joint's turns its parent's ``ω`` and adds its speeds, sits at
+    ``t``; both turned by ``R_o R(quat)`` (``t``, ``R_o`` the joint's origin ``place``)."""
+    origin, offset = place
+    omega, velocity, vertical, height, _ = parent
+    q, v = slot_symbols(robot, names)[joint.name]  # type: ignore[attr-defined]
+    R = rotation_matrix(q[-4:])
     up = _transpose_times(R, _transpose_times(origin, vertical))
-    return list(v[3:6]), list(v[0:3]), up, child_height, True
+    if joint.kind == FREE:  # type: ignore[attr-defined]
+        position = [sympy.Add(*(origin[i][k] * q[k] for k in range(3))) for i in range(3)]
+        child_height = height + _dot(vertical, [offset[i] + position[i] for i in range(3)])
+        return list(v[3:6]), list(v[0:3]), up, child_height, True
+    child_omega = [w + dw for w, dw in zip(_transpose_times(R, _transpose_times(origin, omega)), v)]
+    moved = [velocity[i] + w for i, w in enumerate(_cross(omega, offset))]
+    child_velocity = _transpose_times(R, _transpose_times(origin, moved))
+    return child_omega, child_velocity, up, height + _dot(vertical, offset), True
 
 
 def _to_child(origin: list, rotation: list | None, vector: list) -> list:
@@ -151,7 +164,7 @@ def energies(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     of each joint ``j`` that moves with it (itself and its mimic joints, ``r`` the joint's own rate),
     times the joint's multiplier; a joint with zero damping (friction) has no such term.
     """
-    n = len(robot.movable) + (N_V if robot.free is not None else 0)
+    n = sum(slot.n_v for slot in robot.slots)
     g = symbol("g")
     frames = frames or forward(robot, names)
     kinetic, potential = [], []
@@ -203,8 +216,8 @@ def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     base's body wrench mapped by ``Jᵀ`` (the virtual power ``F·v + M·ω`` of the wrench on its link,
     differentiated by the rates). Inputs in tree order (a base's wrench where its chain starts).
     ``frames``: the robot's forward pass (:func:`forward`), when already computed."""
-    (_, free_speeds), (_, rates) = split_names(robot, names)
-    dq = free_speeds + rates
+    symbols = slot_symbols(robot, names)
+    dq = [v for slot in robot.slots for v in symbols[slot.joint.name][1]]
     n = len(dq)
     in_base = {j: base for base in robot.bases for j in base.joints}
     inputs, forces = [], [sympy.Integer(0)] * n
@@ -213,15 +226,15 @@ def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     else:
         twists = {}
     started = set()
-    free = robot.free
-    movers = ((free,) if free is not None else ()) + robot.movable
-    for k, joint in enumerate(movers):
+    for slot in robot.slots:
+        joint = slot.joint
         base = in_base.get(joint.name)
         if base is None:
             label = INPUT_PREFIX + joint_label(joint)
-            inputs.append(label)
-            speed = k + N_V - 1 if free is not None else k
-            forces[speed] = forces[speed] + symbol(label)
+            axes = ("_x", "_y", "_z") if slot.kind == BALL else ("",)  # a ball joint: a torque about each axis
+            for k, axis in enumerate(axes):
+                inputs.append(label + axis)
+                forces[slot.v + k] = forces[slot.v + k] + symbol(label + axis)
             continue
         if base.name in started:
             continue

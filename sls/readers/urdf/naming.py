@@ -8,8 +8,14 @@ import re
 
 from sls.errors import ModelError, ModelFileError
 from sls.model import check_name
-from sls.model.free_flyer import COORDINATE_SUFFIXES, SPEED_SUFFIXES
-from sls.model.tree import Joint, Robot
+from sls.model.free_flyer import BALL_COORDINATE_SUFFIXES, BALL_SPEED_SUFFIXES, COORDINATE_SUFFIXES, SPEED_SUFFIXES
+from sls.model.tree import BALL, FREE, Joint, Robot
+
+#: The suffixes of a quaternion joint's coordinates and speeds, by kind.
+QUATERNION_SUFFIXES = {
+    FREE: (COORDINATE_SUFFIXES, SPEED_SUFFIXES),
+    BALL: (BALL_COORDINATE_SUFFIXES, BALL_SPEED_SUFFIXES),
+}
 
 #: Prefix of the rate names (``d_<joint>``) and of joint names that are not usable as they are.
 RATE_PREFIX = "d_"
@@ -36,34 +42,36 @@ def state_names(robot: Robot, filename: str) -> list:
     that starts with a digit or ``_``, is reserved (a Python builtin or
     keyword, a function such as ``sin``), is ``g`` (the gravity parameter) or
     ``u1``, ``u2``, ... gets the prefix ``q_``. Two joints that end up with
-    the same name are refused. A quaternion free-flyer (:data:`~sls.model.tree.FREE`) comes first: its seven
-    coordinates ``<name>_x … <name>_qw`` before the joints', its six speeds ``<name>_vx … <name>_wz`` before
-    their rates (:mod:`sls.model.free_flyer`).
+    the same name are refused. A quaternion free-flyer (:data:`~sls.model.tree.FREE`) has seven
+    coordinates ``<name>_x … <name>_qw`` and six speeds ``<name>_vx … <name>_wz``, a ball joint
+    (:data:`~sls.model.tree.BALL`) four ``<name>_qx … <name>_qw`` and three ``<name>_wx … <name>_wz``
+    (:mod:`sls.model.free_flyer`), in the tree's order (:attr:`~sls.model.tree.Robot.slots`).
     """
     names: dict[str, str] = {}
-    free = robot.free
-    if free is not None:
-        label = NOT_IDENTIFIER.sub("_", free.name)
-        if not _usable(label):
-            label = RENAME_PREFIX + label.lstrip("_")
-        coordinates = [f"{label}_{suffix}" for suffix in COORDINATE_SUFFIXES]
-        speeds = [f"{label}_{suffix}" for suffix in SPEED_SUFFIXES]
-        names.update((name, free.name) for name in coordinates + speeds)
-    for joint in robot.movable:
-        base = usable_name(joint.name, RENAME_PREFIX)
-        for candidate in (base, RATE_PREFIX + base):
+    coordinates: list[str] = []
+    speeds: list[str] = []
+    for slot in robot.slots:
+        joint = slot.joint
+        if slot.kind in QUATERNION_SUFFIXES:
+            label = NOT_IDENTIFIER.sub("_", joint.name)
+            if not _usable(label):
+                label = RENAME_PREFIX + label.lstrip("_")
+            q_suffixes, v_suffixes = QUATERNION_SUFFIXES[slot.kind]
+            own = ([f"{label}_{suffix}" for suffix in q_suffixes], [f"{label}_{suffix}" for suffix in v_suffixes])
+        else:
+            base = usable_name(joint.name, RENAME_PREFIX)
+            own = ([base], [RATE_PREFIX + base])
+        for candidate in own[0] + own[1]:
             if candidate in names:
                 other = names[candidate]
                 raise ModelFileError(
                     f"{filename}: joints '{other}' and '{joint.name}' both give the state name '{candidate}'; "
                     "rename one of them"
                 )
-        names[base] = joint.name
-        names[RATE_PREFIX + base] = joint.name
-    q = list(names)[13 if free is not None else 0 :][0::2]
-    if free is None:
-        return q + [RATE_PREFIX + s for s in q]
-    return coordinates + q + speeds + [RATE_PREFIX + s for s in q]
+            names[candidate] = joint.name
+        coordinates += own[0]
+        speeds += own[1]
+    return coordinates + speeds
 
 
 def usable_name(name: str, prefix: str) -> str:

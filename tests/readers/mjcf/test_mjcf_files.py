@@ -69,16 +69,13 @@ def one_line_error(tmp_path: Path, text: str, name: str = "bad.xml") -> str:
         ("<foo/>", "MuJoCo cannot compile it: XML Error: Unrecognized XML model type"),
         (body('<joint type="bad"/>'), "MuJoCo cannot compile it: XML Error: invalid keyword"),
         ('<robot name="r"><link name="a"/></robot>', "a URDF file (its root element is <robot>), not MJCF"),
-        (body('<joint name="ball" type="ball"/>'), "joint 'ball' is a ball joint: ball (spherical) joints are not"),
         (
-            f'<mujoco><worldbody><body name="a">{HINGE}<geom size="0.1"/></body>'
-            '<body name="b"><freejoint name="root"/><geom size="0.1"/></body></worldbody></mujoco>',
-            "joint 'root' is a free joint after joint 'h': sls reads one free joint, as the model's first joint",
+            body('<joint name="ball" type="ball" stiffness="2"/>'),
+            "ball joint 'ball' has stiffness (a spring): not read on a ball joint",
         ),
         (
-            '<mujoco><worldbody><body name="a"><freejoint name="one"/><geom size="0.1"/></body>'
-            '<body name="b"><freejoint name="two"/><geom size="0.1"/></body></worldbody></mujoco>',
-            "joint 'two' is a free joint after another free joint",
+            body('<joint name="ball" type="ball" armature="0.1"/>'),
+            "ball joint 'ball' has armature: not read on a ball joint",
         ),
         (
             body('<joint name="root" type="free" frictionloss="0.1"/>'),
