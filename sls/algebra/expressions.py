@@ -79,6 +79,7 @@ MAX_EXPONENT = 100
 #: Largest accepted magnitude of a number literal.
 MAX_LITERAL = 1e300
 
+
 def symbol(name: str) -> sympy.Symbol:
     """The sympy symbol sls uses for ``name``: real-valued, no other assumptions."""
     return sympy.Symbol(name, real=True)
@@ -192,8 +193,13 @@ def _parse_tree(source: str) -> ast.expr:
         _shift_columns(term, offset)
         if node is not None:
             term = ast.BinOp(
-                left=node, op=ast.Add(), right=term, lineno=1, end_lineno=1,
-                col_offset=node.col_offset, end_col_offset=term.end_col_offset,
+                left=node,
+                op=ast.Add(),
+                right=term,
+                lineno=1,
+                end_lineno=1,
+                col_offset=node.col_offset,
+                end_col_offset=term.end_col_offset,
             )
         node = term
     assert node is not None  # there is always at least one piece

@@ -67,7 +67,7 @@ def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, f
     metavar="FILE.csv",
     help="The parameter sets: a header row of parameter names, then one row of numbers per set.",
 )
-@click.option("--x0", "x0", required=True, metavar="VALUES", help='Initial state, as for sls simulate.')
+@click.option("--x0", "x0", required=True, metavar="VALUES", help="Initial state, as for sls simulate.")
 @simulation_options("Close every loop with the design `sls lqr ... --save FILE` wrote; without it the input is zero.")
 @click.option(
     "--scheduler",

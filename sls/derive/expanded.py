@@ -159,9 +159,7 @@ def derive_expanded(model: Model, simplify: bool = False, wanted: Collection[str
     phi_jac = None
     if needs("phi_jac", "drhs"):
         upper = tuple(tuple(diff(phi[k], q[col]) if col >= k else None for col in range(n)) for k in range(n))
-        phi_jac = tuple(
-            tuple(upper[min(k, col)][max(k, col)] for col in range(n)) + (ZERO,) * n for k in range(n)
-        )
+        phi_jac = tuple(tuple(upper[min(k, col)][max(k, col)] for col in range(n)) + (ZERO,) * n for k in range(n))
     B = tuple(tuple(diff(force, u) for u in model.inputs) for force in model.forces)
     B_jac = None
     if needs("B_u_jac", "drhs"):

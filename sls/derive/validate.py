@@ -163,7 +163,9 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         kind = "singular" if singular else "indefinite"
         constrained = (
             " and the constraints do not make up for it (M is singular on the velocities A qdot = 0 allows, "
-            "so M + A'A is singular too)" if singular and k else ""
+            "so M + A'A is singular too)"
+            if singular and k
+            else ""
         )
         culprit = (
             "the links' masses and inertias"

@@ -12,9 +12,11 @@ def check_constraints(
 ) -> tuple:
     """The holonomic and velocity constraints as tuples of expressions, checked."""
     n = len(q)
-    holonomic = tuple(
-        expression(e, f"constraints[{i}]") for i, e in enumerate(as_list(constraints, "constraints"))
-    ) if constraints is not None else ()
+    holonomic = (
+        tuple(expression(e, f"constraints[{i}]") for i, e in enumerate(as_list(constraints, "constraints")))
+        if constraints is not None
+        else ()
+    )
     rolling = (
         tuple(
             expression(e, f"velocity_constraints[{i}]")

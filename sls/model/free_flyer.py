@@ -140,8 +140,10 @@ def quaternion_kinematics(q: Sequence[sympy.Symbol], v: Sequence[sympy.Symbol], 
     joint ``q̇_k = v_k``."""
     q, v = tuple(q), tuple(v)
     if sum(s.n_q for s in slots) != len(q) or sum(s.n_v for s in slots) != len(v):
-        raise ValueError(f"the slots lay out {sum(s.n_q for s in slots)} coordinates and {sum(s.n_v for s in slots)} "
-                         f"speeds, got {len(q)} and {len(v)}")
+        raise ValueError(
+            f"the slots lay out {sum(s.n_q for s in slots)} coordinates and {sum(s.n_v for s in slots)} "
+            f"speeds, got {len(q)} and {len(v)}"
+        )
     rates: list = []
     W = [[ZERO] * len(q) for _ in v]
     n = len(v)

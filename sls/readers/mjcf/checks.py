@@ -71,8 +71,10 @@ def refuse_unsupported(m: Any, filename: str) -> None:
         name = element_name(m, "tendon", t, "tendon")
         for field in ("tendon_stiffness", "tendon_damping", "tendon_frictionloss", "tendon_armature"):
             if _nonzero(m, field, t):
-                fail(f"tendon '{name}' has {field.split('_')[1]}: tendon springs, dampers, friction and armature "
-                     "are not read from MJCF yet")
+                fail(
+                    f"tendon '{name}' has {field.split('_')[1]}: tendon springs, dampers, friction and armature "
+                    "are not read from MJCF yet"
+                )
         if t in driven and act.fixed_tendon(m, t) is None:
             fail(f"actuator on tendon '{name}': a spatial tendon's length is not modelled (fixed tendons only)")
     _check_actuators(m, fail)
@@ -92,8 +94,10 @@ def _check_equality(m: Any, e: int, fail: Any) -> None:
     quaternion = next((j for j in range(m.njnt) if int(m.jnt_type[j]) in (FREE, BALL)), None)
     if quaternion is not None:
         kind = "free" if int(m.jnt_type[quaternion]) == FREE else "ball"
-        fail(f"{name}: equality constraints are not read with a free or ball joint yet (the {kind} joint "
-             f"'{element_name(m, 'joint', quaternion, 'jnt')}'); remove it or make it inactive")
+        fail(
+            f"{name}: equality constraints are not read with a free or ball joint yet (the {kind} joint "
+            f"'{element_name(m, 'joint', quaternion, 'jnt')}'); remove it or make it inactive"
+        )
     if shape == "tendon":
         for t in (int(m.eq_obj1id[e]), int(m.eq_obj2id[e])):
             if t >= 0 and act.fixed_tendon(m, t) is None:
@@ -119,8 +123,10 @@ def _check_quaternion_joint(m: Any, j: int, fail: Any) -> None:
         fail(f"{kind} joint '{name}': its {len(dofs)} dofs differ in damping: not read")
     for i in range(m.nu):
         if int(m.actuator_trntype[i]) in (act.TRN_JOINT, act.TRN_JOINTINPARENT) and int(m.actuator_trnid[i][0]) == j:
-            fail(f"actuator '{element_name(m, 'actuator', i, 'act')}' drives the {kind} joint '{name}': not read "
-                 "(actuators on hinge and slide joints and fixed tendons only)")
+            fail(
+                f"actuator '{element_name(m, 'actuator', i, 'act')}' drives the {kind} joint '{name}': not read "
+                "(actuators on hinge and slide joints and fixed tendons only)"
+            )
 
 
 def _check_actuators(m: Any, fail: Any) -> None:
@@ -129,8 +135,10 @@ def _check_actuators(m: Any, fail: Any) -> None:
     for i in range(m.nu):
         what = f"actuator '{element_name(m, 'actuator', i, 'act')}'"
         if int(m.actuator_dyntype[i]) != act.DYN_NONE:
-            fail(f"{what} has activation dynamics (dyntype): only actuators without them (motor, position, velocity, "
-                 "general with dyntype=\"none\") are read")
+            fail(
+                f"{what} has activation dynamics (dyntype): only actuators without them (motor, position, velocity, "
+                'general with dyntype="none") are read'
+            )
         if int(m.actuator_gaintype[i]) not in (act.GAIN_FIXED, act.GAIN_AFFINE):
             fail(f"{what}: its gaintype is not fixed or affine (muscle, user, ...): not modelled")
         if int(m.actuator_biastype[i]) not in (act.BIAS_NONE, act.BIAS_AFFINE):

@@ -59,7 +59,7 @@ def numbers(
             raise where.error(f"{what}: missing attribute {attribute}")
         return default
     parts = text.split()
-    shown = f"<{element.tag} {attribute}=\"{text.strip()}\">"
+    shown = f'<{element.tag} {attribute}="{text.strip()}">'
     if len(parts) != count:
         plural = "s" if count != 1 else ""
         raise where.error(f"{what}: {shown}: expected {count} number{plural}, got {len(parts)}")
@@ -97,7 +97,7 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
         tag = element.find(end)
         link = None if tag is None else tag.get("link")
         if not link:
-            raise where.error(f"{what}: missing <{end} link=\"...\">")
+            raise where.error(f'{what}: missing <{end} link="...">')
         if link not in links:
             raise where.error(f"{what}: {end} link '{link}' is not defined (no <link name=\"{link}\">)")
         ends[end] = link
@@ -113,7 +113,7 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
             length = math.sqrt(sum(a * a for a in axis))
             if length < 1e-12:  # the default axis has length 1: the <axis xyz> is given
                 shown = attribute_text(axis_tag, "xyz")
-                raise where.error(f"{what}: <axis xyz=\"{shown}\">: the axis has zero length")
+                raise where.error(f'{what}: <axis xyz="{shown}">: the axis has zero length')
             axis = tuple(a / length for a in axis)
         if kind in MOVABLE_TYPES:  # floating and planar joints: <dynamics> is ignored
             dynamics = element.find("dynamics")
@@ -122,7 +122,7 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
             for attribute, value in (("damping", damping), ("friction", friction)):
                 if value < 0:
                     shown = attribute_text(dynamics, attribute)  # the default 0 is not negative: it is given
-                    raise where.error(f"{what}: <dynamics {attribute}=\"{shown}\">: {attribute} must not be negative")
+                    raise where.error(f'{what}: <dynamics {attribute}="{shown}">: {attribute} must not be negative')
     tag = element.find("mimic")
     if tag is not None and kind != "fixed":  # a fixed joint does not move: its <mimic> does nothing
         if kind in BASE_TYPES:
@@ -131,7 +131,7 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
             )
         followed = tag.get("joint")
         if not followed:
-            raise where.error(f"{what}: <mimic> without joint=\"...\" (the joint it follows)")
+            raise where.error(f'{what}: <mimic> without joint="..." (the joint it follows)')
         multiplier = numbers(tag, "multiplier", 1, (1.0,), what, where)[0]
         offset = numbers(tag, "offset", 1, (0.0,), what, where)[0]
         mimic = (followed, multiplier, offset)

@@ -82,7 +82,6 @@ def models() -> dict:
     }
 
 
-
 def pair(model: sls.Model, folder: Path, method: str = "auto") -> tuple:
     sls.generate(model, folder / "py", method=method)
     sls.generate(model, folder / "c", method=method, target="c")

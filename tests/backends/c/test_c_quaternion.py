@@ -103,7 +103,6 @@ def drone_expanded(tmp_path_factory):
 ROBOT_FIXTURES = ["drone", "solo", "drone_expanded"]
 
 
-
 def calls(package, x: np.ndarray, rng: np.random.Generator) -> dict:
     """Every generated function of ``package`` (``vdot_fun`` too) with its arguments for state(s) ``x``."""
     u = rng.normal(size=x.shape[:-1] + (package.N_INPUTS,))

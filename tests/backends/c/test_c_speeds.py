@@ -53,7 +53,6 @@ I3 = 3.0
 """
 
 
-
 def body_model(folder: Path) -> sls.Model:
     path = folder / "body.toml"
     path.write_text(BODY_TOML)

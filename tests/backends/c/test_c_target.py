@@ -49,7 +49,6 @@ X_FUNCTIONS = [
 ]
 
 
-
 def build_pair(model, folder: Path, method: str = "auto"):
     sls.generate(model, folder / "py", method=method)
     sls.generate(model, folder / "c", method=method, target="c")

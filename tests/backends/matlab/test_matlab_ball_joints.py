@@ -14,6 +14,7 @@ import sls
 OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 pytest.importorskip("mujoco")
 
+
 def octave_values(script: str, cwd: Path) -> list:
     """The matrices ``script`` prints with ``mat2str``, in order."""
     result = subprocess.run(

@@ -325,7 +325,6 @@ def test_c_target_equals_python(case, tmp_path):
         assert np.allclose(c.integrate(q, dq), package.integrate(q, dq), rtol=0, atol=1e-15)
 
 
-
 def _dm_control_suite():
     """dm_control's ``suite`` folder (its MJCF files), or skip."""
     import importlib.util
