@@ -218,15 +218,16 @@ class GraphTerms:
             for r in range(self.n)
         ]
 
-    def _christoffel(self) -> dict:
+    def _christoffel(self) -> list:
         """``c_ijk = ½(X_i M_kj + X_j M_ki − X_k M_ij)``: sums of nodes of ``dM`` (along the speeds,
-        :meth:`along_speeds`; ``X_i = ∂/∂q_i`` when the speeds are the rates)."""
+        :meth:`along_speeds`; ``X_i = ∂/∂q_i`` when the speeds are the rates), flat: ``c_ijk`` at
+        ``(i·n + j)·n + k`` (a list, not a dictionary by index: n³ entries)."""
         graph, n, dM = self.graph, self.n, self.along_speeds(self.get("dM"))
-        c = {}
+        c = [graph.zero] * (n * n * n)
         for i in range(n):
             for j in range(i, n):
                 for k in range(n):
-                    c[i, j, k] = c[j, i, k] = graph.mul(
+                    c[(i * n + j) * n + k] = c[(j * n + i) * n + k] = graph.mul(
                         (self.half, graph.add((dM[i][k * n + j], dM[j][k * n + i], graph.neg(dM[k][i * n + j]))))
                     )
         return c
@@ -234,7 +235,10 @@ class GraphTerms:
     def _C(self) -> list:
         graph, n, dq = self.graph, self.n, self.dq
         self._cache["christoffel"] = c = self._christoffel()
-        C = [[graph.add(graph.mul((c[i, j, k], dq[i])) for i in range(n)) for j in range(n)] for k in range(n)]
+        C = [
+            [graph.add(graph.mul((c[(i * n + j) * n + k], dq[i])) for i in range(n)) for j in range(n)]
+            for k in range(n)
+        ]
         if self.kinematics is None or self.kinematics.commuting:
             return C
         G = self._gyroscopic()
@@ -269,7 +273,9 @@ class GraphTerms:
     def _h_jac(self) -> list:
         return [self.graph.gradient(hk, self.x) for hk in self.get("h")]
 
-    def _dC(self) -> dict:
+    def _dC(self) -> list:
+        """``∂C_kj/∂x_col`` as one flat list in the order ``(k, j, col)`` (``n·n·len(x)`` nodes: a list, not a
+        dictionary by index, since a 100-joint robot has two million of them)."""
         # ∂C_kj/∂q_l = ½ ∂²h_k/∂q_l∂q̇_j: differentiating ∂h/∂q along q̇ skips every node that
         # depends on q alone (most of the graph), where differentiating C along q_l would not;
         # ∂C_kj/∂q̇_l = c_ljk.
@@ -278,16 +284,17 @@ class GraphTerms:
         if self.S is not None:  # C = C⁰ + G is not ½ ∂h/∂v: every entry differentiated along each x
             C_flat = [e for row in C for e in row]
             columns = [graph.forward(C_flat, {xl: graph.one}) for xl in self.x]
-            return {
-                (k, j, col): columns[col][k * n + j] for k in range(n) for j in range(n) for col in range(len(self.x))
-            }
+            return [columns[col][k * n + j] for k in range(n) for j in range(n) for col in range(len(self.x))]
         h_jac = self.get("h_jac")
         c = self._cache["christoffel"]
         h_q = [h_jac[k][col] for k in range(n) for col in range(n)]
         C_q = [graph.forward(h_q, {dq[j]: self.half}) for j in range(n)]
-        dC = {(k, j, col): C_q[j][k * n + col] for k in range(n) for j in range(n) for col in range(n)}
-        dC.update({(k, j, n + col): c[col, j, k] for k in range(n) for j in range(n) for col in range(n)})
-        return dC
+        return [
+            C_q[j][k * n + col] if col < n else c[((col - n) * n + j) * n + k]
+            for k in range(n)
+            for j in range(n)
+            for col in range(2 * n)
+        ]
 
     def _phi_jac(self) -> list:
         return self.graph.jacobian(self.get("phi"), self.x)
@@ -396,10 +403,7 @@ class GraphTerms:
         if "C" in got:
             fields["coriolis"] = nest([e for row in got["C"] for e in row], (n, n))
         if "dC" in got:
-            dC = got["dC"]
-            fields["coriolis_jac"] = nest(
-                [dC[k, j, col] for k in range(n) for j in range(n) for col in range(n_x)], (n, n, n_x)
-            )
+            fields["coriolis_jac"] = nest(got["dC"], (n, n, n_x))
         if "h" in got:
             fields["coriolis_force"] = tuple(got["h"])
         if "h_jac" in got:
