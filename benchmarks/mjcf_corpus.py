@@ -100,27 +100,37 @@ def _import(folder: Path):
     return module
 
 
-def _speed_map(m, d, free: bool) -> np.ndarray:
-    """``J`` with ``qvel = J ν``: the free body's orientation on the linear block, ``I`` elsewhere."""
+def _free_joints(m) -> list:
+    """``(qpos address, dof address, body)`` of each free joint."""
+    return [
+        (int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]), int(m.jnt_bodyid[j])) for j in range(m.njnt) if m.jnt_type[j] == 0
+    ]
+
+
+def _speed_map(m, d) -> np.ndarray:
+    """``J`` with ``qvel = J ν``: each free body's orientation on its linear block, ``I`` elsewhere."""
     J = np.eye(m.nv)
-    if free:
-        J[:3, :3] = d.xmat[m.jnt_bodyid[0]].reshape(3, 3)
+    for _, dof, body in _free_joints(m):
+        J[dof : dof + 3, dof : dof + 3] = d.xmat[body].reshape(3, 3)
     return J
 
 
-def _speed_rates(m, d, x, n_q: int, free: bool) -> np.ndarray:
-    """``ν̇`` from ``qacc``: ``v̇ = Rᵀ a − ω × v`` on a free joint's linear speeds, else ``qacc``."""
+def _speed_rates(m, d, x, n_q: int) -> np.ndarray:
+    """``ν̇`` from ``qacc``: ``v̇ = Rᵀ a − ω × v`` on each free joint's linear speeds, else ``qacc``."""
     rates = d.qacc.copy()
-    if free:
-        v = x[n_q:]
-        rates[:3] = _speed_map(m, d, free)[:3, :3].T @ d.qacc[:3] - np.cross(v[3:6], v[0:3])
+    v = x[n_q:]
+    for _, dof, body in _free_joints(m):
+        R = d.xmat[body].reshape(3, 3)
+        rates[dof : dof + 3] = R.T @ d.qacc[dof : dof + 3] - np.cross(v[dof + 3 : dof + 6], v[dof : dof + 3])
     return rates
 
 
-def _random_state(m, d, rng, free: bool) -> None:
+def _random_state(m, d, rng) -> None:
     d.qpos[:] = m.qpos0 + rng.uniform(-0.5, 0.5, m.nq)
-    if free:
-        d.qpos[3:7] /= np.linalg.norm(d.qpos[3:7])
+    for j in range(m.njnt):  # unit quaternions: a free joint's after its position, a ball joint's alone
+        if m.jnt_type[j] in (0, 1):
+            start = int(m.jnt_qposadr[j]) + (3 if m.jnt_type[j] == 0 else 0)
+            d.qpos[start : start + 4] /= np.linalg.norm(d.qpos[start : start + 4])
     d.qvel[:] = rng.uniform(-1, 1, m.nv)
     d.ctrl[:] = rng.uniform(-1, 1, m.nu)
 
@@ -179,18 +189,18 @@ def check_file(path: Path, *, timed: bool, max_nv: int) -> dict:
     rng = np.random.default_rng(27)
     errors_M, errors_qacc = [], []
     for _ in range(3):
-        _random_state(m, d, rng, free)
+        _random_state(m, d, rng)
         mujoco.mj_forward(m, d)
         x = package.from_mujoco(d.qpos, d.qvel)
         u = d.ctrl.copy() if m.nu else np.zeros(package.N_INPUTS)
-        J = _speed_map(m, d, free)
+        J = _speed_map(m, d)
         errors_M.append(_relative(package.M_fun(x, **params), J.T @ _full_mass_matrix(mujoco, m, d) @ J))
         if constrained:
             forces = package.input_matrix_fun(x, **params) @ u
             errors_qacc.append(_relative(package.tau_fun(x, d.qacc, **params), forces))
             continue
         vdot = package.qddot_fun(x, u, **params)
-        errors_qacc.append(_relative(vdot, _speed_rates(m, d, x, getattr(package, "N_Q", package.N_DOF), free)))
+        errors_qacc.append(_relative(vdot, _speed_rates(m, d, x, getattr(package, "N_Q", package.N_DOF))))
     row["M_error"], row["qacc_error"] = max(errors_M), max(errors_qacc)
     row["status"] = "generated" if max(row["M_error"], row["qacc_error"]) <= RELATIVE else "disagrees"
     row["constraints"] = len(model.constraints)
@@ -223,7 +233,7 @@ def _time_c_target(model, m, folder: Path, params: dict) -> dict:
     d = mujoco.MjData(m)
     free = getattr(package, "N_Q", package.N_DOF) != package.N_DOF
     rng = np.random.default_rng(4)
-    _random_state(m, d, rng, free)
+    _random_state(m, d, rng)
     mujoco.mj_forward(m, d)
     x = package.from_mujoco(d.qpos, d.qvel)
     u = d.ctrl.copy() if m.nu else rng.uniform(-1, 1, package.N_INPUTS)
@@ -238,9 +248,9 @@ def _time_c_target(model, m, folder: Path, params: dict) -> dict:
             d.ctrl[:] = control
         else:  # the inputs are the joints' torques (and a free body's wrench): generalized forces in the speeds
             mujoco.mj_forward(m, d)
-            d.qfrc_applied[:] = np.linalg.solve(_speed_map(m, d, free).T, control)
+            d.qfrc_applied[:] = np.linalg.solve(_speed_map(m, d).T, control)
         mujoco.mj_forward(m, d)
-        return _speed_rates(m, d, state, n_q, free)
+        return _speed_rates(m, d, state, n_q)
 
     h = 1e-6
     A_fd = np.column_stack([(rates(h * e, u) - rates(-h * e, u)) / (2 * h) for e in np.eye(2 * n)])
