@@ -64,7 +64,7 @@ def premultiplied(
     ``R_q`` costs no more than forming ``R`` and turning them by it.
 
     ``R_q`` turns ``e_i`` to ``c e_i + s e_j`` and ``e_j`` to ``−s e_i + c e_j`` (``i, j = k+1, k+2``; ``s``
-    negated for ``−e_k``), as :class:`sls.derive.rigid_body._Joint` does.
+    negated for ``−e_k``), as :class:`sls.derive.rigid_body.AxisJoint` does.
     """
     k = next(index for index, a in enumerate(axis) if constant(a) != 0)
     saved, forming = _saving(rotation, k)

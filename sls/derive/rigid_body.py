@@ -72,7 +72,7 @@ __all__ = ["REVOLUTE", "Body", "TreeDynamics", "bodies", "constant"]
 # vectors of graph nodes
 
 
-class _Vectors:
+class GraphVectors:
     """3-vector arithmetic on graph nodes (lists of three node ids), numbers folded."""
 
     def __init__(self, graph: Graph) -> None:
@@ -108,10 +108,10 @@ class _Vectors:
         return [self.g.mul((self.num(a), s)) for a in axis]
 
 
-class _Joint:
+class AxisJoint:
     """The motion of one body's joint at given ``q`` (a node): maps between the parent's and the body's frames."""
 
-    def __init__(self, vec: _Vectors, body: Body, q: int) -> None:
+    def __init__(self, vec: GraphVectors, body: Body, q: int) -> None:
         self.vec, self.body = vec, body
         g = vec.g
         self.revolute = body.kind in REVOLUTE
@@ -168,7 +168,7 @@ class _Joint:
         return self.vec.matvec(self.body.rotation, self._rotate(v, +1))
 
 
-class _FreeJoint:
+class QuaternionJoint:
     """A quaternion joint (:mod:`sls.model.free_flyer`) at its coordinates ``q`` (nodes): a free-flyer's seven
     (the body sits at ``t + R_o p`` turned by ``R_o R(quat)``; its six speeds are its own ``v`` and ``ω``) or a
     ball joint's four (the body sits at ``t`` turned by ``R_o R(quat)``; its three speeds are its ``ω`` relative
@@ -176,7 +176,7 @@ class _FreeJoint:
 
     revolute = False
 
-    def __init__(self, vec: _Vectors, body: Body, q: Sequence[int]) -> None:
+    def __init__(self, vec: GraphVectors, body: Body, q: Sequence[int]) -> None:
         self.vec, self.body = vec, body
         g = vec.g
         x, y, z, w = q[-4:]
@@ -210,7 +210,7 @@ class _FreeJoint:
         return self.vec.matvec(self.body.rotation, turned)
 
 
-def _motion_axes(body: Body, joint: _Joint | _FreeJoint) -> list:
+def _motion_axes(body: Body, joint: AxisJoint | QuaternionJoint) -> list:
     """``[(speed index, revolute, axis), …]``: the directions a body's speeds move it, in its own frame (one per
     joint; a free-flyer's six: its three axes sliding, then turning; a ball joint's three: turning)."""
     unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
@@ -237,11 +237,11 @@ class TreeDynamics:
     n: int
 
     def __post_init__(self) -> None:
-        self.vec = _Vectors(self.graph)
-        self.joints: list[_Joint | _FreeJoint] = [
-            _FreeJoint(self.vec, b, self.q[b.coordinate : b.coordinate + (7 if b.kind == FREE else 4)])
+        self.vec = GraphVectors(self.graph)
+        self.joints: list[AxisJoint | QuaternionJoint] = [
+            QuaternionJoint(self.vec, b, self.q[b.coordinate : b.coordinate + (7 if b.kind == FREE else 4)])
             if b.kind in (FREE, BALL)
-            else _Joint(self.vec, b, self._joint_value(b, self.q, shift=True))
+            else AxisJoint(self.vec, b, self._joint_value(b, self.q, shift=True))
             for b in self.bodies
         ]
         self._frames: dict = {}
@@ -477,13 +477,13 @@ class TreeDynamics:
         return g.mul((gravity, g.add(terms)))
 
 
-def _symmetric_times(vec: _Vectors, S: list, v: list) -> list:
+def _symmetric_times(vec: GraphVectors, S: list, v: list) -> list:
     """``S v`` for a symmetric 3 × 3 matrix of nodes (its upper triangle read)."""
     g = vec.g
     return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
 
 
-def _rotated(joint: _Joint | _FreeJoint, S: list) -> list:
+def _rotated(joint: AxisJoint | QuaternionJoint, S: list) -> list:
     """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
     columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
     rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sls.algebra.graph import Graph
-from sls.derive.rigid_body import TreeDynamics, _FreeJoint, _Joint, _Vectors
+from sls.derive.rigid_body import AxisJoint, GraphVectors, QuaternionJoint, TreeDynamics
 from sls.derive.tree_bodies import REVOLUTE, Body
 from sls.model.tree import FREE
 
@@ -103,7 +103,7 @@ class _Speed:
 
 
 class _Algebra:
-    """Spatial arithmetic on graph nodes (3-vectors from the tree's :class:`~sls.derive.rigid_body._Vectors`)."""
+    """Spatial arithmetic on graph nodes (3-vectors from the tree's :class:`~sls.derive.rigid_body.GraphVectors`)."""
 
     def __init__(self, tree: TreeDynamics) -> None:
         self.vec, self.g = tree.vec, tree.graph
@@ -233,7 +233,9 @@ def _unit(g: Graph, c: int) -> Spatial:
     return (e, z) if c < 3 else (z, e)
 
 
-def _child_pose(vec: _Vectors, g: Graph, body: Body, joint: _Joint | _FreeJoint, rows: list, origin: list) -> _Pose:
+def _child_pose(
+    vec: GraphVectors, g: Graph, body: Body, joint: AxisJoint | QuaternionJoint, rows: list, origin: list
+) -> _Pose:
     """A body's pose from its parent's (``rows`` of the rotation, ``origin``): rows ``E``-mapped
     (``row R_o R_q``), origin ``origin + R_parent p``."""
     new_rows = [joint.to_child(row) for row in rows]
@@ -247,7 +249,7 @@ def _rotate(g: Graph, rows: list, v: Sequence) -> list:
     return [g.add([g.mul((rows[a][b], v[b])) for b in range(3)]) for a in range(3)]
 
 
-def _motion(vec: _Vectors, body: Body, joint: _Joint | _FreeJoint, pose: _Pose) -> Spatial:
+def _motion(vec: GraphVectors, body: Body, joint: AxisJoint | QuaternionJoint, pose: _Pose) -> Spatial:
     """The joint's motion subspace in the reference frame: ``(o × a, a)`` (revolute) or ``(a, 0)`` (prismatic),
     ``a`` the axis turned into the reference frame, ``o`` the body's origin."""
     g = vec.g
@@ -257,7 +259,7 @@ def _motion(vec: _Vectors, body: Body, joint: _Joint | _FreeJoint, pose: _Pose) 
     return axis, list(vec.zero)
 
 
-def _world_inertia(vec: _Vectors, g: Graph, body: Body, pose: _Pose) -> tuple:
+def _world_inertia(vec: GraphVectors, g: Graph, body: Body, pose: _Pose) -> tuple:
     """``(mass, h, I)`` of a body in the reference frame (``I`` about its origin, symmetric, full 3 × 3): from the
     inertia about the centre of mass ``I_c`` (numbers), ``I = R I_c Rᵀ + m (|c|² 1 − c cᵀ)`` with ``c`` the centre
     of mass in the reference frame and ``h = m c``."""
@@ -284,7 +286,7 @@ def _world_inertia(vec: _Vectors, g: Graph, body: Body, pose: _Pose) -> tuple:
     return mass, h, inertia
 
 
-def _rate(vec: _Vectors, g: Graph, Y: tuple, v: Spatial, momentum: Spatial) -> list:
+def _rate(vec: GraphVectors, g: Graph, Y: tuple, v: Spatial, momentum: Spatial) -> list:
     """A body's ``Ẏ`` parts: ``[2p, Sym, n]`` with ``Sym = [ω]× I − I [ω]× − (h v_linᵀ + v_lin hᵀ) + 2 (v_lin·h) 1``
     (symmetric) and the momentum ``(p, n)``."""
     _, h, inertia = Y

@@ -170,11 +170,11 @@ class TreeTerms(GraphTerms):
         base, else the base's 6 columns as 7 (see :meth:`_residual_jac`), then the joints'."""
         if self.n_q == self.n:
             return row
-        from sls.derive.rigid_body import _FreeJoint
+        from sls.derive.rigid_body import QuaternionJoint
 
         graph = self.graph
         joint = self.tree.joints[0]
-        assert isinstance(joint, _FreeJoint)
+        assert isinstance(joint, QuaternionJoint)
         R = joint.R
         position = [graph.add([graph.mul((row[k], R[c][k])) for k in range(3)]) for c in range(3)]
         two = graph.number(2)

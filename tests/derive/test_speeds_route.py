@@ -8,18 +8,16 @@ momentum in a simulation.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import textwrap
 
 import numpy as np
 import pytest
 from conftest import build, import_package, run
+from octave import matlab_vector, needs_octave, octave_matrices
 
 import sls
 from sls.derive import derive
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 INERTIA = np.array([1.0, 2.0, 3.0])
 #: ZYX Euler angles (yaw ψ, pitch θ, roll φ) and body angular velocity ω = (w1, w2, w3) about the body x, y, z.
 EULER_KINEMATICS = [
@@ -266,34 +264,18 @@ def test_the_package_names_its_speed_functions(body):
     np.testing.assert_allclose(body.qdot_fun(batch)[2], body.qdot_fun(batch[2]), rtol=1e-15)
 
 
-def parse_matrix(text: str) -> np.ndarray:
-    """A matrix as Octave's ``mat2str`` prints it (``[1 2;3 4]``)."""
-    rows = text.strip().strip("[]").split(";")
-    return np.array([[float(value) for value in row.split()] for row in rows])
-
-
-@pytest.mark.skipif(OCTAVE is None, reason="GNU Octave is not installed (Debian package 'octave'; .ci/run installs it)")
+@needs_octave
 def test_the_matlab_target_agrees_with_the_python_target(body, tmp_path):
     sls.generate(sls.model_from_strings(**BODY), tmp_path, target="matlab")
     x = np.array([0.2, -0.5, 0.9, 0.3, -1.1, 0.7])
     u = np.array([0.1, 0.2, 0.3])
-    vector = "[" + " ".join(repr(float(v)) for v in x) + "]"
-    inputs = "[" + " ".join(repr(float(v)) for v in u) + "]"
+    vector, inputs = matlab_vector(x), matlab_vector(u)
     script = (
-        "format long; "
         f"disp(mat2str(qddot_fun({vector}, {inputs}), 17)); "
         f"disp(mat2str(xdot_fun({vector}, {inputs}), 17)); "
         f"[A, B] = linearized_model({vector}, {inputs}); disp(mat2str(A, 17)); disp(mat2str(B, 17));"
     )
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    lines = [parse_matrix(line) for line in result.stdout.splitlines() if line.startswith("[")]
+    lines = octave_matrices(script, tmp_path)
     A, B = body.linearized_model(x, u)
     np.testing.assert_allclose(np.ravel(lines[0]), body.qddot_fun(x, u), atol=1e-12)
     np.testing.assert_allclose(np.ravel(lines[1]), body.xdot_fun(x, u), atol=1e-12)

@@ -12,19 +12,17 @@ rules (no Octave-only syntax, the sls header as ``%`` comments).
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import METHODS, import_package
+from octave import OCTAVE, run_octave
 from systems import SYSTEM_NAMES, systems
 
 import sls
 from sls.backends import matlab
 
-OCTAVE = shutil.which("octave-cli") or shutil.which("octave")
 TOL = 1e-10
 STATES = 4  # random states per system; even ones are passed as rows, odd ones as columns
 
@@ -36,19 +34,6 @@ octave = pytest.mark.skipif(
 EXAMPLES = Path(sls.__file__).resolve().parent / "examples"
 #: Bundled examples (four_bar is constrained: refused, see the last test).
 EXAMPLE_FILES = [name for name in sls.readers.example_names() if name != "four_bar"]
-
-
-def run_octave(script: str, cwd: Path) -> str:
-    """Run ``script`` in one Octave process; its standard output (a failure shows Octave's error)."""
-    result = subprocess.run(
-        [OCTAVE, "--no-init-file", "--no-window-system", "--quiet", "--eval", script],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, f"Octave failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
-    return result.stdout
 
 
 def _struct(params: dict) -> str:
