@@ -400,3 +400,33 @@ class Reference:
 @functools.cache
 def reference(name: str) -> Reference:
     return Reference(systems()[name])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Models as sls.model_from_strings takes them, shared by the targets' agreement tests (each target against the
+# numpy target): generalized speeds and rolling constraints, which the systems above do not have.
+
+#: A planar two-link arm in absolute angles driven through generalized speeds v1 = q̇1, v2 = q̇2 − q̇1.
+ARM_SPEEDS = dict(
+    state=["q1", "q2", "v1", "v2"],
+    T="1/2*m1*(l1/2)^2*v1^2 + 1/2*m2*(l1^2*v1^2 + (l2/2)^2*(v1+v2)^2 + l1*l2*cos(q2-q1)*v1*(v1+v2))"
+    " + 1/2*i1*v1^2 + 1/2*i2*(v1+v2)^2",
+    V="g*(m1*l1/2*sin(q1) + m2*(l1*sin(q1) + l2/2*sin(q2)))",
+    fric=["b*v1", "b*v2"],
+    kinematics=["v1", "v1 + v2"],
+    params={"m1": 1.0, "m2": 0.7, "l1": 0.8, "l2": 0.6, "i1": 0.05, "i2": 0.03, "g": 9.81, "b": 0.1},
+    name="arm_speeds",
+)
+
+#: A disc rolling upright without slipping (two velocity constraints), heading th, spin ph, pushed by F.
+ROLLING_DISC = dict(
+    state=["x", "y", "th", "ph", "dx", "dy", "dth", "dph"],
+    T="1/2*m*(dx^2 + dy^2) + 1/2*Iz*dth^2 + 1/2*Is*dph^2",
+    V="0",
+    fric=["0", "0", "c*dth", "0"],
+    inputs=["F", "tau"],
+    forces=["F", "0", "tau", "0"],
+    velocity_constraints=["dx - R*cos(th)*dph", "dy - R*sin(th)*dph"],
+    params={"m": 2.0, "R": 0.3, "Iz": 0.05, "Is": 0.09, "c": 0.1},
+    name="rolling_disc",
+)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import METHODS, import_package
-from systems import SYSTEM_NAMES, systems
+from systems import ARM_SPEEDS, ROLLING_DISC, SYSTEM_NAMES, systems
 
 import sls
 
@@ -116,20 +116,6 @@ def test_ur5_from_its_urdf(tmp_path, record_property):
     assert instructions < generic.n_instructions()
 
 
-#: A disc rolling upright without slipping (two velocity constraints), heading th, spin ph, pushed by F.
-ROLLING_DISC = dict(
-    state=["x", "y", "th", "ph", "dx", "dy", "dth", "dph"],
-    T="1/2*m*(dx^2 + dy^2) + 1/2*Iz*dth^2 + 1/2*Is*dph^2",
-    V="0",
-    fric=["0", "0", "c*dth", "0"],
-    inputs=["F", "tau"],
-    forces=["F", "0", "tau", "0"],
-    velocity_constraints=["dx - R*cos(th)*dph", "dy - R*sin(th)*dph"],
-    params={"m": 2.0, "R": 0.3, "Iz": 0.05, "Is": 0.09, "c": 0.1},
-    name="rolling_disc",
-)
-
-
 @pytest.mark.parametrize("method", METHODS)
 def test_a_rolling_disc_agrees_with_the_numpy_target(method, tmp_path):
     model = sls.model_from_strings(**ROLLING_DISC)
@@ -217,19 +203,6 @@ def test_cart_pole_swing_up_by_direct_collocation_with_ipopt(tmp_path):
     np.testing.assert_allclose(states[0], [0.0, np.pi, 0.0, 0.0], atol=1e-8)
     np.testing.assert_allclose(states[-1], [0.0, 0.0, 0.0, 0.0], atol=1e-8)
     assert np.max(np.abs(forces)) <= 20.0 + 1e-6 and np.max(np.abs(states[:, 0])) > 0.05  # the cart moved
-
-
-#: A planar two-link arm in absolute angles driven through generalized speeds v1 = q̇1, v2 = q̇2 − q̇1.
-ARM_SPEEDS = dict(
-    state=["q1", "q2", "v1", "v2"],
-    T="1/2*m1*(l1/2)^2*v1^2 + 1/2*m2*(l1^2*v1^2 + (l2/2)^2*(v1+v2)^2 + l1*l2*cos(q2-q1)*v1*(v1+v2))"
-    " + 1/2*i1*v1^2 + 1/2*i2*(v1+v2)^2",
-    V="g*(m1*l1/2*sin(q1) + m2*(l1*sin(q1) + l2/2*sin(q2)))",
-    fric=["b*v1", "b*v2"],
-    kinematics=["v1", "v1 + v2"],
-    params={"m1": 1.0, "m2": 0.7, "l1": 0.8, "l2": 0.6, "i1": 0.05, "i2": 0.03, "g": 9.81, "b": 0.1},
-    name="arm_speeds",
-)
 
 
 def test_generalized_speeds_agree_with_the_numpy_target(tmp_path):

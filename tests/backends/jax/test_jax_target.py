@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import METHODS, REPO, import_package
-from systems import SYSTEM_NAMES, systems
+from systems import ARM_SPEEDS, ROLLING_DISC, SYSTEM_NAMES, systems
 
 import sls
 from sls.readers.examples import example_names, load_example
@@ -144,19 +144,6 @@ def test_an_euler_base_agrees(tmp_path):
     check_every_function(py, jx, np.random.default_rng(8))
 
 
-#: A planar two-link arm in absolute angles driven through generalized speeds v1 = q̇1, v2 = q̇2 − q̇1.
-ARM_SPEEDS = dict(
-    state=["q1", "q2", "v1", "v2"],
-    T="1/2*m1*(l1/2)^2*v1^2 + 1/2*m2*(l1^2*v1^2 + (l2/2)^2*(v1+v2)^2 + l1*l2*cos(q2-q1)*v1*(v1+v2))"
-    " + 1/2*i1*v1^2 + 1/2*i2*(v1+v2)^2",
-    V="g*(m1*l1/2*sin(q1) + m2*(l1*sin(q1) + l2/2*sin(q2)))",
-    fric=["b*v1", "b*v2"],
-    kinematics=["v1", "v1 + v2"],
-    params={"m1": 1.0, "m2": 0.7, "l1": 0.8, "l2": 0.6, "i1": 0.05, "i2": 0.03, "g": 9.81, "b": 0.1},
-    name="arm_speeds",
-)
-
-
 @pytest.mark.parametrize("constrained", [False, True], ids=["free", "constrained"])
 def test_generalized_speeds_agree_with_the_numpy_target(constrained, tmp_path):
     extra = {"constraints": ["sin(q1) + sin(q2) - 0.5"]} if constrained else {}
@@ -167,17 +154,7 @@ def test_generalized_speeds_agree_with_the_numpy_target(constrained, tmp_path):
 
 def test_a_rolling_disc_agrees_with_the_numpy_target(tmp_path):
     """Two velocity constraints (nonholonomic), with Baumgarte-free biases."""
-    model = sls.model_from_strings(
-        state=["x", "y", "th", "ph", "dx", "dy", "dth", "dph"],
-        T="1/2*m*(dx^2 + dy^2) + 1/2*Iz*dth^2 + 1/2*Is*dph^2",
-        V="0",
-        fric=["0", "0", "c*dth", "0"],
-        inputs=["F", "tau"],
-        forces=["F", "0", "tau", "0"],
-        velocity_constraints=["dx - R*cos(th)*dph", "dy - R*sin(th)*dph"],
-        params={"m": 2.0, "R": 0.3, "Iz": 0.05, "Is": 0.09, "c": 0.1},
-        name="rolling_disc",
-    )
+    model = sls.model_from_strings(**ROLLING_DISC)
     py, jx = pair(model, tmp_path)
     check_every_function(py, jx, np.random.default_rng(10))
 
