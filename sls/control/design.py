@@ -24,7 +24,7 @@ import numpy as np
 
 from sls.control.package import Package, load_package, state_size
 from sls.control.riccati import LQRResult
-from sls.control.tangent import deviation, on_manifold, tangent_names, unit_state
+from sls.control.tangent import deviation, feedback, on_manifold, tangent_names, unit_state
 from sls.errors import ControlError, DesignFileError, OutputError
 from sls.output.write import replacing
 
@@ -49,10 +49,7 @@ class LQRDesign:
     deviation: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, t: float, x: object) -> np.ndarray:
-        state = np.asarray(x, dtype=float)
-        error = state - self.x_eq if self.deviation is None else self.deviation(state)
-        u: np.ndarray = self.u_eq - self.K @ error
-        return u
+        return feedback(self.K, self.x_eq, self.u_eq, self.deviation, x)
 
     controller = __call__
 

@@ -33,7 +33,7 @@ from sls.control.package import (
     load_package,
     state_vector,
 )
-from sls.control.tangent import deviation, unit_state
+from sls.control.tangent import deviation, feedback, unit_state
 from sls.errors import ControlError
 
 __all__ = ["LQRResult", "dlqr", "lqr", "weight_matrix"]
@@ -118,10 +118,7 @@ class LQRResult:
         return iter((self.K, self.S, self.poles))
 
     def __call__(self, t: float, x: object) -> np.ndarray:
-        state = np.asarray(x, dtype=float)
-        error = state - self.x_eq if self.deviation is None else self.deviation(state)
-        u: np.ndarray = self.u_eq - self.K @ error
-        return u
+        return feedback(self.K, self.x_eq, self.u_eq, self.deviation, x)
 
     controller = __call__
 

@@ -22,7 +22,7 @@ import numpy as np
 from sls.control.package import call, coordinate_count
 from sls.errors import ControlError
 
-__all__ = ["deviation", "normalized", "on_manifold", "retract", "tangent_names", "unit_state"]
+__all__ = ["deviation", "feedback", "normalized", "on_manifold", "retract", "tangent_names", "unit_state"]
 
 
 def on_manifold(module: ModuleType) -> bool:
@@ -125,3 +125,18 @@ def tangent_names(module: ModuleType) -> Sequence[str]:
     else:
         positions = tuple(f"dq_{name}" for name in speeds)
     return positions + speeds
+
+
+def feedback(
+    K: np.ndarray,
+    x_eq: np.ndarray,
+    u_eq: np.ndarray,
+    deviation: Callable[[np.ndarray], np.ndarray] | None,
+    x: object,
+) -> np.ndarray:
+    """The state feedback ``u = u_eq − K δx`` (m,) at the state ``x``: ``δx = x − x_eq`` (2n), or ``deviation(x)``
+    (2 N_V, the tangent vector) for a package with a quaternion base."""
+    state = np.asarray(x, dtype=float)
+    error = state - x_eq if deviation is None else deviation(state)
+    u: np.ndarray = u_eq - K @ error
+    return u

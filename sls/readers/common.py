@@ -3,7 +3,7 @@ and the one-line answer to an unknown key."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -50,17 +50,22 @@ def with_param_table(model: Model, params: object, path: Path) -> Model:
     set to the TOML file."""
     if not isinstance(params, dict):
         raise ModelFileError(f"{path}: key 'params' must be a table of NAME = NUMBER")
+    return replace(with_params(model, params, f"{path}: [params]"), file=str(path))
+
+
+def with_params(model: Model, params: Mapping[str, object], what: str) -> Model:
+    """``model`` with other default values for some of its parameters; ``what`` starts the messages."""
     unknown = sorted(set(params) - set(model.params))
     if unknown:
         raise ModelFileError(
-            f"{path}: [params] {unknown[0]}: the robot has no parameter of that name"
+            f"{what} {unknown[0]}: the robot has no parameter of that name"
             + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
         )
     try:
         values = {key: check_value(key, value) for key, value in params.items()}
     except ModelError as exc:
-        raise ModelFileError(f"{path}: [params] {exc}") from None
-    return replace(model, params={**model.params, **values}, file=str(path))
+        raise ModelFileError(f"{what} {exc}") from None
+    return replace(model, params={**model.params, **values})
 
 
 def map_loads(loads: object, convert: Callable[[object, str], object]) -> list:

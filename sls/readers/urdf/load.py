@@ -8,11 +8,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sls.algebra.expressions import symbol
-from sls.errors import ModelError, ModelFileError, SlsError
+from sls.errors import ModelFileError, SlsError
 from sls.model import Model, build_model, check_value, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
-from sls.readers.common import check_table_keys, read_model_text, with_param_table
+from sls.readers.common import check_table_keys, read_model_text, with_param_table, with_params
 from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.contacts import contact_defaults, contact_places, contact_specs
 from sls.readers.urdf.document import xml_root
@@ -251,21 +251,6 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         drive=drive,
     )
     return with_param_table(model, params, path)
-
-
-def with_params(model: Model, params: Mapping[str, object], what: str) -> Model:
-    """``model`` with other default values for some of its parameters; ``what`` starts the messages."""
-    unknown = sorted(set(params) - set(model.params))
-    if unknown:
-        raise ModelFileError(
-            f"{what} {unknown[0]}: the robot has no parameter of that name"
-            + (did_you_mean(unknown[0], model.params) or f" (it has: {', '.join(model.params)})")
-        )
-    try:
-        values = {key: check_value(key, value) for key, value in params.items()}
-    except ModelError as exc:
-        raise ModelFileError(f"{what} {exc}") from None
-    return replace(model, params={**model.params, **values})
 
 
 def file_links(robot: Robot, text: str, filename: str) -> list:
