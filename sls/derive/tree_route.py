@@ -70,6 +70,7 @@ class TreeTerms(GraphTerms):
         graph, robot = self.graph, self.model.tree
         assert robot is not None  # checked by _start
         self.armature = {k: graph.number(constant(a)) for k, a in enumerate(robot.armature) if a != 0}
+        self.armature_turning = self._armature_turning()
         self.springs: list | None = None
         T, V = self.energies
         if self.armature:
@@ -83,14 +84,38 @@ class TreeTerms(GraphTerms):
             V = graph.add((V, spring))
         self.energies = (T, V)
 
-    def _with_extras(self, tau: list, accelerations: list) -> list:
-        """``τ`` plus the armature's ``a q̈`` and the springs' forces (``tau`` itself when there are none)."""
+    def _armature_turning(self) -> dict:
+        """``{row: node}``: the armature's velocity-product force ``a (ω × v)`` on a free joint's linear speeds.
+
+        MuJoCo adds a free joint's armature ``a`` to its six dofs' diagonal of ``M``, its linear ones in the world's
+        frame: the energy ``½ a (|v|² + |ω|²)``, which is the same in the body's frame, where the linear rows turn
+        with the body (``a (v̇ + ω × v)``). Angular and ball-joint armature has no such force (``ω × a ω = 0``)."""
+        from sls.derive.rigid_body import GraphVectors
+        from sls.model.tree import FREE
+
+        graph, robot = self.graph, self.model.tree
+        assert robot is not None
+        forces = {}
+        for slot in robot.quaternions:
+            if slot.kind != FREE or not all(k in self.armature for k in range(slot.v, slot.v + 3)):
+                continue
+            a = self.armature[slot.v]
+            v, w = self.dq[slot.v : slot.v + 3], self.dq[slot.v + 3 : slot.v + 6]
+            for r, turn in enumerate(GraphVectors(graph).cross(w, v)):
+                forces[slot.v + r] = graph.mul((a, turn))
+        return forces
+
+    def _with_extras(self, tau: list, accelerations: list, springs: bool = True) -> list:
+        """``τ`` plus the armature's ``a q̈`` (and on a free joint's linear speeds ``a (ω × v)``) and, with
+        ``springs``, the springs' forces (``tau`` itself when there are none)."""
         graph = self.graph
         extra: list[list[int]] = [[] for _ in tau]
         for k, a in self.armature.items():
             if accelerations[k] != graph.zero:
                 extra[k].append(graph.mul((a, accelerations[k])))
-        for k, force in enumerate(self.springs or ()):
+        for k, force in self.armature_turning.items():
+            extra[k].append(force)
+        for k, force in enumerate(self.springs or () if springs else ()):
             extra[k].append(force)
         return [graph.add((t, *e)) if e else t for t, e in zip(tau, extra)]
 
@@ -122,7 +147,8 @@ class TreeTerms(GraphTerms):
         return frame_arrays(self.tree, self.model.tree, self.model.frames, self.dq)
 
     def _h(self) -> list:
-        return self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero)
+        """``h = C v = τ(q, v, 0)`` without gravity (and the armature's turning, :meth:`_armature_turning`)."""
+        return self._with_extras(self.tree.inverse_dynamics(self.dq, self.zeros, self.graph.zero), self.zeros, False)
 
     def _phi(self) -> list:
         """``φ = ∂V/∂q`` by reverse mode through the heights (smaller than a gravity-only Newton–Euler pass); with

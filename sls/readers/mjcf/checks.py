@@ -108,19 +108,20 @@ def _check_equality(m: Any, e: int, fail: Any) -> None:
 def _check_quaternion_joint(m: Any, j: int, fail: Any) -> None:
     """A free joint is read as a quaternion free-flyer, a ball joint as a quaternion ball joint
     (:mod:`sls.model.free_flyer`), without what would not act as MuJoCo's on their speeds (a spring, frictionloss,
-    armature, whose inertia MuJoCo gives no velocity-product forces, an actuator, dofs that differ in damping)."""
+    an actuator, dofs that differ in damping or armature). Armature is read: the same on every dof, it is the
+    energy ``½ a |ν|²`` in MuJoCo's speeds and in sls's (:meth:`sls.derive.tree_route.TreeTerms._armature_turning`)."""
     name = element_name(m, "joint", j, "jnt")
     kind = "free" if int(m.jnt_type[j]) == FREE else "ball"
     dofs = range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + (6 if kind == "free" else 3))
     spring = float(m.jnt_stiffness[j]) != 0 and not int(m.opt.disableflags) & DISABLE_SPRING
     friction = any(float(m.dof_frictionloss[k]) != 0 for k in dofs)
     friction = friction and not int(m.opt.disableflags) & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
-    armature = any(float(m.dof_armature[k]) != 0 for k in dofs)
-    if spring or friction or armature:
-        what = "stiffness (a spring)" if spring else "frictionloss" if friction else "armature"
+    if spring or friction:
+        what = "stiffness (a spring)" if spring else "frictionloss"
         fail(f"{kind} joint '{name}' has {what}: not read on a {kind} joint; remove it")
-    if len({float(m.dof_damping[k]) for k in dofs}) > 1:
-        fail(f"{kind} joint '{name}': its {len(dofs)} dofs differ in damping: not read")
+    for field in ("damping", "armature"):
+        if len({float(getattr(m, f"dof_{field}")[k]) for k in dofs}) > 1:
+            fail(f"{kind} joint '{name}': its {len(dofs)} dofs differ in {field}: not read")
     for i in range(m.nu):
         if int(m.actuator_trntype[i]) in (act.TRN_JOINT, act.TRN_JOINTINPARENT) and int(m.actuator_trnid[i][0]) == j:
             fail(

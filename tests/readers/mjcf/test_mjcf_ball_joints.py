@@ -47,7 +47,7 @@ BALL_CHAIN = """
 """
 
 #: Two free bodies (the second after the first one's joints, as dm_control's dog and its ball), a hinge, a ball
-#: joint in the first body's subtree, and damping on all.
+#: joint in the first body's subtree, and damping on all; armature on the second free joint and the ball joint.
 TWO_FREE = """
 <mujoco model="two_free">
   <worldbody>
@@ -58,13 +58,13 @@ TWO_FREE = """
         <joint name="shoulder" type="hinge" axis="0 1 0" damping="0.3"/>
         <geom type="capsule" fromto="0 0 0 0.3 0 -0.1" size="0.03" mass="0.5"/>
         <body name="hand" pos="0.3 0 -0.1">
-          <joint name="wrist" type="ball" damping="0.2"/>
+          <joint name="wrist" type="ball" damping="0.2" armature="0.02"/>
           <geom type="box" size="0.03 0.05 0.07" pos="0.02 0.01 0.03" mass="0.2"/>
         </body>
       </body>
     </body>
     <body name="ball" pos="1 0 0.5" quat="0.9 0.2 0.1 0">
-      <joint name="ball_root" type="free" damping="0.1"/>
+      <joint name="ball_root" type="free" damping="0.1" armature="0.05"/>
       <geom type="ellipsoid" size="0.1 0.15 0.2" mass="0.8" pos="0.01 0.02 0.03"/>
     </body>
   </worldbody>

@@ -74,16 +74,8 @@ def one_line_error(tmp_path: Path, text: str, name: str = "bad.xml") -> str:
             "ball joint 'ball' has stiffness (a spring): not read on a ball joint",
         ),
         (
-            body('<joint name="ball" type="ball" armature="0.1"/>'),
-            "ball joint 'ball' has armature: not read on a ball joint",
-        ),
-        (
             body('<joint name="root" type="free" frictionloss="0.1"/>'),
             "free joint 'root' has frictionloss: not read on a free joint",
-        ),
-        (
-            body('<joint name="root" type="free" armature="0.1"/>'),
-            "free joint 'root' has armature: not read on a free joint",
         ),
         (
             body('<joint name="root" type="free" stiffness="2"/>'),

@@ -25,14 +25,14 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "mjcf"
 RELATIVE = 1e-9
 FUNCTIONS = ["M_fun", "qddot_fun", "tau_fun", "fric_fun", "linearized_model"]
 
-#: A floating body with a damped free joint (no actuators: its wrench and the hinge's torque are the
+#: A floating body with a damped free joint with armature (no actuators: its wrench and the hinge's torque are the
 #: inputs), a hinged arm with a spring, and gravity tilted off −z.
 FLOATER = """
 <mujoco model="floater">
   <option gravity="1 -0.5 -9.81"/>
   <worldbody>
     <body name="hull" pos="0 0 1" quat="0.9 0.1 0.2 0.3">
-      <joint name="base" type="free" damping="0.3"/>
+      <joint name="base" type="free" damping="0.3" armature="0.2"/>
       <geom type="box" size="0.3 0.2 0.1" mass="3"/>
       <body name="arm" pos="0.3 0 0.1" euler="0.1 0.2 0.3">
         <joint name="elbow" axis="0 1 1" pos="0 0 0.05" stiffness="2" springref="0.3" damping="0.1"/>
