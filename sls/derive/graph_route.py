@@ -106,17 +106,30 @@ def shared_arrays(graph: Graph, arrays: dict) -> dict:
     return {key: nest([next(shared) for _ in flat], shape_of(arrays[key])) for key, flat in flats.items()}
 
 
-def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> dict:
-    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained)."""
+def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: list | None = None) -> dict:
+    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained).
+
+    ``q`` (n_q) and ``dq`` (n: the speeds ``v``) are symbol nodes; ``S`` (n_q × n nodes) the kinematics
+    ``q̇ = S(q) v`` of a model with generalized speeds (``None``: ``v = q̇``). Holonomic rows ``c(q) = 0`` get
+    ``A = (∂c/∂q) S``, velocity rows (linear in ``v``) ``A = ∂w/∂v``; the bias ``g = −(∂(A v)/∂q) q̇ − 2ω A v − ω² c``
+    (``ω`` the model's stabilization). ``constraint_jac_jac`` (k, n, n_q + n) and ``constraint_bias_jac``
+    (k, n_q + n) are over the state ``x = [q; v]``."""
     if not model.constrained:
         return {}
-    n = model.n
+    n, n_q = len(dq), len(q)
     x = q + dq
     holonomic = [graph.from_sympy(c) for c in model.constraints]
     rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
-    A = (graph.jacobian(holonomic, q) if holonomic else []) + (graph.jacobian(rolling, dq) if rolling else [])
+    gradients = graph.jacobian(holonomic, q) if holonomic else []
+    if S is not None:
+        gradients = [
+            [graph.add([graph.mul((row[i], S[i][r])) for i in range(n_q) if S[i][r] != graph.zero]) for r in range(n)]
+            for row in gradients
+        ]
+    A = gradients + (graph.jacobian(rolling, dq) if rolling else [])
     velocity = [graph.add(graph.mul((A[i][j], dq[j])) for j in range(n)) for i in range(len(holonomic))] + rolling
-    convective = graph.forward(velocity, dict(zip(q, dq)))
+    rates = dq if S is None else [graph.add([graph.mul((S[i][r], dq[r])) for r in range(n)]) for i in range(n_q)]
+    convective = graph.forward(velocity, dict(zip(q, rates)))
     bias = [graph.neg(e) for e in convective]
     if model.stabilization:
         omega = sympy.Float(model.stabilization)
@@ -127,16 +140,16 @@ def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list) -> dic
                 terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
             bias[i] = graph.add(terms)
     A_flat = [e for row in A for e in row]
-    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n)]
+    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n_q)]
     k = len(A)
     return {
         "constraint": tuple(holonomic + rolling),
         "constraint_jac": nest(A_flat, (k, n)),
         "constraint_jac_jac": nest(
-            [dA[col][r] if col < n else graph.zero for r in range(k * n) for col in range(2 * n)], (k, n, 2 * n)
+            [dA[col][r] if col < n_q else graph.zero for r in range(k * n) for col in range(n_q + n)], (k, n, n_q + n)
         ),
         "constraint_bias": tuple(bias),
-        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, 2 * n)),
+        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, n_q + n)),
     }
 
 
@@ -322,12 +335,7 @@ class GraphTerms:
         return [graph.add(graph.mul((B[k][j], self.inputs[j])) for j in range(self.model.m)) for k in range(self.n)]
 
     def _constraints(self) -> dict:
-        if self.S is not None and self.model.constrained:
-            raise ModelError(
-                "constraints with generalized speeds are derived on the expanded route only; derive this model with "
-                "method='expanded'"
-            )
-        return constraint_terms_graph(self.model, self.graph, self.q, self.dq)
+        return constraint_terms_graph(self.model, self.graph, self.q, self.dq, self.S)
 
     def _frames(self) -> dict:
         """The frame arrays of a model given by its energies (:mod:`sls.derive.point_frames`) as graph nodes; a

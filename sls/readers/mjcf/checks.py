@@ -82,7 +82,8 @@ def refuse_unsupported(m: Any, filename: str) -> None:
 
 def _check_equality(m: Any, e: int, fail: Any) -> None:
     """An active equality constraint is read when it couples hinge or slide joints, or fixed tendons
-    (:mod:`sls.readers.mjcf.equality`), on a model without a free or ball joint."""
+    (:mod:`sls.readers.mjcf.equality`), also on a model with free or ball joints (their speeds are not in the
+    constraints: only hinge and slide joints are)."""
     code = int(m.eq_type[e])
     shape = _EQUALITY_KINDS[code] if code < len(_EQUALITY_KINDS) else "equality"
     name = f"equality constraint '{element_name(m, 'eq', e, 'equality')}' ({shape})"
@@ -90,13 +91,6 @@ def _check_equality(m: Any, e: int, fail: Any) -> None:
         fail(
             f"{name}: only joint and fixed-tendon equalities are read from MJCF; remove it or make it inactive "
             '(active="false")'
-        )
-    quaternion = next((j for j in range(m.njnt) if int(m.jnt_type[j]) in (FREE, BALL)), None)
-    if quaternion is not None:
-        kind = "free" if int(m.jnt_type[quaternion]) == FREE else "ball"
-        fail(
-            f"{name}: equality constraints are not read with a free or ball joint yet (the {kind} joint "
-            f"'{element_name(m, 'joint', quaternion, 'jnt')}'); remove it or make it inactive"
         )
     if shape == "tendon":
         for t in (int(m.eq_obj1id[e]), int(m.eq_obj2id[e])):

@@ -8,7 +8,7 @@ tendons (``<tendon tendon1=... tendon2=...>``, a fixed tendon's length ``L = Σ 
 ``y0``, ``x0`` the reference positions (``qpos0``) or lengths (``tendon_length0``); without ``joint2`` (``tendon2``)
 the first is held at ``y0 + a0``. MuJoCo enforces it softly (``solref``, ``solimp``); sls holds it exactly, through
 the multipliers of every constrained model (with the model's Baumgarte stabilization, 0 by default). The other kinds
-(``connect``, ``weld``, ``flex``) and equalities on a model with a free joint are refused by
+(``connect``, ``weld``, ``flex``) are refused by
 :func:`sls.readers.mjcf.checks.refuse_unsupported`.
 """
 

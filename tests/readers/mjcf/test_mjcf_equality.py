@@ -146,3 +146,87 @@ def test_fewer_functions_of_a_constrained_robot_generate(arm, tmp_path):
     few = import_package(tmp_path / "few")
     x, _, _ = consistent_state(peer, 0.1, 0.2)
     np.testing.assert_allclose(few.M_fun(x), package.M_fun(x), rtol=1e-14)
+
+
+#: The arm mounted by its first hinge on a floating hull (a free joint): the same two equalities.
+FLOATING_ARM = ARM.replace(
+    '<body name="upper" pos="0 0 1">',
+    '<body name="hull" pos="0 0 1" quat="0.9 0.1 0.2 0.3"><freejoint name="root"/>'
+    '<geom type="box" size="0.2 0.1 0.1" mass="2"/><body name="upper" pos="0.2 0 0">',
+).replace("</worldbody>", "</body></worldbody>")
+
+
+def test_equalities_on_a_floating_arm_are_mujocos_dynamics_held_to_them(tmp_path):
+    """A free joint and the equalities together: ``ν̇ = ν̇₀ + M⁻¹Aᵀλ`` with ``A ν̇ = g`` from MuJoCo's ``M`` and
+    constraint-free ``qacc`` (``ν̇₀``, in sls's body-frame speeds), ``A`` and ``g`` written by hand from the
+    polynomials (the tendon row ``e_j1 + e_j2``, the joint row ``e_j3 − (B1 + 2 B2 s) e_j2``, ``g = 2 B2 q̇2²``);
+    the C target as the Python target."""
+    import shutil
+
+    path = tmp_path / "floating.xml"
+    path.write_text(FLOATING_ARM)
+    model = load_mjcf(path)
+    assert model.constrained and len(model.constraints) == 2 and len(model.q) == 10 and model.n == 9
+    sls.generate(model, tmp_path / "pkg")
+    package = import_package(tmp_path / "pkg")
+    peer = mujoco.MjModel.from_xml_string(FLOATING_ARM)
+    peer.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
+    data = mujoco.MjData(peer)
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        x, _, _ = consistent_state(peer, rng.uniform(-1, 1), rng.normal())
+        quat = rng.normal(size=4)
+        base = np.r_[rng.normal(size=3), quat / np.linalg.norm(quat)]
+        state = np.r_[base, x[:3], rng.normal(size=6), x[3:]]
+        u = rng.normal(size=len(package.INPUTS))
+        data.qpos[:], data.qvel[:] = package.to_mujoco(state)
+        data.qfrc_applied[:] = 0.0
+        data.qfrc_applied[:] = _generalized_force(package, state, u, data, peer)
+        mujoco.mj_forward(peer, data)
+        J = np.eye(peer.nv)
+        J[:3, :3] = data.xmat[peer.jnt_bodyid[0]].reshape(3, 3)
+        full = np.zeros((peer.nv, peer.nv))
+        mujoco.mj_fullM(peer, data, full)
+        M = J.T @ full @ J
+        v = state[10:]
+        free_rates = data.qacc.copy()
+        free_rates[:3] = J[:3, :3].T @ data.qacc[:3] - np.cross(v[3:6], v[0:3])
+        s = state[8] - 0.1
+        A = np.zeros((2, 9))
+        A[0, 6:8] = 1.0
+        A[1, 8], A[1, 7] = 1.0, -(B1 + 2 * B2 * s)
+        g = np.array([0.0, 2 * B2 * v[7] ** 2])
+        lam = np.linalg.solve(A @ np.linalg.solve(M, A.T), g - A @ free_rates)
+        want = free_rates + np.linalg.solve(M, A.T @ lam)
+        np.testing.assert_allclose(package.constraint_jac_fun(state), A, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(package.vdot_fun(state, u), want, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(package.multipliers_fun(state, u), lam, rtol=1e-9, atol=1e-9)
+    # the dynamics rows of linearized_model: central differences of vdot_fun along integrate (q) and v
+    A_lin, B_lin = package.linearized_model(state, u)
+    q, v, step = state[:10], state[10:], 1e-6
+    for r in range(9):
+        dq = np.zeros(9)
+        dq[r] = step
+        plus = package.vdot_fun(np.r_[package.integrate(q, dq), v], u)
+        minus = package.vdot_fun(np.r_[package.integrate(q, -dq), v], u)
+        np.testing.assert_allclose(A_lin[9:, r], (plus - minus) / (2 * step), rtol=1e-5, atol=1e-5)
+        plus = package.vdot_fun(np.r_[q, v + dq], u)
+        minus = package.vdot_fun(np.r_[q, v - dq], u)
+        np.testing.assert_allclose(A_lin[9:, 9 + r], (plus - minus) / (2 * step), rtol=1e-5, atol=1e-5)
+    if shutil.which("cc") is None:
+        return
+    sls.generate(model, tmp_path / "c", target="c", functions=["qddot_fun", "multipliers_fun", "linearized_model"])
+    compiled = import_package(tmp_path / "c")
+    for name in ("vdot_fun", "multipliers_fun"):
+        np.testing.assert_allclose(getattr(compiled, name)(state, u), getattr(package, name)(state, u), rtol=1e-12)
+    for got, want in zip(compiled.linearized_model(state, u), package.linearized_model(state, u)):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def _generalized_force(package, state, u, data, peer) -> np.ndarray:
+    """MuJoCo's ``qfrc_applied`` for sls's inputs ``u``: ``B_u u`` in sls's speeds, its free-joint linear part turned
+    into the world's frame (power is the same in both)."""
+    mujoco.mj_kinematics(peer, data)
+    force = package.input_matrix_fun(state) @ u
+    force[:3] = data.xmat[peer.jnt_bodyid[0]].reshape(3, 3) @ force[:3]
+    return force
