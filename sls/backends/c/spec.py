@@ -155,7 +155,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         return Bound(code.lines(statements), bindings, unused, PARAMETERS in taken)
 
     parts = []
-    if len(code.parts) > 1:
+    if len(code.parts) > 1 or code.workspace:  # parts, or one part with a workspace (SolveRows' R)
         for part in code.parts:
             b = bound(part.statements, ("w",))
             parts.append(Bound(b.lines, b.bindings, b.unused, b.uses_params, part.fails))
