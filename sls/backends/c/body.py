@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from sls import functions, lowering
 from sls.backends.c import tangent
 from sls.backends.c.statements import (
+    WORKSPACE,
     CallArray,
     CallQddot,
     SolveRows,
     Statement,
     Store,
-    WORKSPACE,
     Zeros,
     defines,
     line,
