@@ -223,7 +223,7 @@ def test_the_tree_route_maps_the_right_hand_sides_before_its_row_solves(drone, d
         body = text[start if 0 <= start < main else main :]
         body = body[: body.index("\n}\n", main - (start if 0 <= start < main else main))]
         assert "drone_qdot_jac_fun" not in body and "_ff_hw" in body
-        assert ("double (*_R)[24]" in body) == rows  # 6 rows of 2n + m = 18 columns (padded), in the workspace
+        assert ("double (*_R)[20]" in body) == rows  # 6 rows of 2n + m = 18 columns (padded), in the workspace
 
 
 PROGRAM = textwrap.dedent(
