@@ -20,6 +20,7 @@ import importlib
 import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +47,8 @@ DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 -0.
 GOAL_ROBOTS = ("Solo-12", "G1")
 GOAL_RATIO = 0.5
 GOAL_GENERATION_S = 20.0
+#: The machine issue 24's generation goal is counted on: this many idle cores (the compiles run in parallel).
+IDLE_CORES = 2
 
 
 def robots_folder() -> Path:
@@ -60,20 +63,65 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def timed_compiler(batches: list) -> object:
+    """A stand-in for :func:`sls.backends.c._run_compiler` that runs the same commands in parallel and appends
+    to ``batches`` the CPU seconds of each (one list per call: the units, then the link); a failure is left to
+    the real one (run again, for its error)."""
+    from sls.backends import c as cbackend
+
+    run = cbackend._run_compiler
+
+    def timed(commands: list, folder: str) -> None:
+        quiet = subprocess.DEVNULL
+        running = [subprocess.Popen(c, cwd=folder, stdout=quiet, stderr=quiet) for c in commands]
+        seconds, failed = [], False
+        for process in running:
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            failed = failed or process.returncode != 0
+            seconds.append(usage.ru_utime + usage.ru_stime)
+        batches.append(seconds)
+        if failed:
+            run(commands, folder)
+
+    return timed
+
+
+def critical_path(batches: list, cores: int = IDLE_CORES) -> float:
+    """Seconds the compile batches take on ``cores`` idle cores: each batch's jobs scheduled longest first on the
+    least loaded core (the batches one after the other)."""
+    total = 0.0
+    for seconds in batches:
+        loads = [0.0] * cores
+        for job in sorted(seconds, reverse=True):
+            loads[loads.index(min(loads))] += job
+        total += max(loads)
+    return total
+
+
 def build(path: Path, orientation: str, target: str, folder: Path, label: str) -> tuple:
     """(package, generation timings) or (None, reason). Timings: ``generate_s`` (wall), ``cpu_s`` (this
-    process), ``children_cpu_s`` (the compilers) and the machine's load average when it ended."""
+    process), ``children_cpu_s`` (the compilers), the machine's load average when it ended, and for the C target
+    ``compile_jobs_s`` (CPU seconds of each compile, per batch) and ``idle_s``: ``cpu_s`` plus the compiles'
+    :func:`critical_path` on :data:`IDLE_CORES` idle cores (the wall time without other load)."""
+    from unittest import mock
+
     name = f"ff_{label.replace('-', '').lower()}_{orientation}_{target}"
+    batches: list = []
     try:
         model = load_urdf(path, floating_base=label != "drone", base_orientation=orientation, name=name)
         start, cpu, children = time.perf_counter(), time.process_time(), children_cpu()
-        sls.generate(model, folder / name, target=target, functions=FUNCTIONS)
+        with mock.patch("sls.backends.c._run_compiler", timed_compiler(batches)):
+            sls.generate(model, folder / name, target=target, functions=FUNCTIONS)
         timings = {
             "generate_s": time.perf_counter() - start,
             "cpu_s": time.process_time() - cpu,
             "children_cpu_s": children_cpu() - children,
             "load_average": os.getloadavg()[0],
         }
+        if batches:
+            timings["compile_jobs_s"] = batches
+            timings["idle_s"] = timings["cpu_s"] + critical_path(batches)
     except SlsError as exc:
         return None, str(exc)
     sys.path.insert(0, str(folder))
@@ -166,9 +214,9 @@ def table(report: dict) -> str:
     if "skipped" in report:
         return f"floating bases: skipped ({report['skipped']})"
     lines = [
-        "| robot | nq / nv | base | target | generate s (CPU + compilers) | vdot µs (× aba) "
+        "| robot | nq / nv | base | target | generate s (CPU + compilers) | on 2 idle cores s | vdot µs (× aba) "
         "| linearized µs (× computeABADerivatives) |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |",
     ]
     for row in report["rows"]:
         for key in sorted(k for k in row if isinstance(row[k], dict)):
@@ -177,17 +225,18 @@ def table(report: dict) -> str:
             if cell["status"] != "ok":
                 lines.append(
                     f"| {row['robot']} | {row['nq']} / {row['nv']} | {orientation} | {target} | "
-                    f"{cell['reason'][:80]} | | |"
+                    f"{cell['reason'][:80]} | | | |"
                 )
                 continue
+            idle = f"{cell['idle_s']:.1f}" if "idle_s" in cell else ""
             lines.append(
                 f"| {row['robot']} | {row['nq']} / {row['nv']} | {orientation} | {target} "
-                f"| {cell['generate_s']:.1f} ({cell['cpu_s']:.1f} + {cell['children_cpu_s']:.1f}) "
+                f"| {cell['generate_s']:.1f} ({cell['cpu_s']:.1f} + {cell['children_cpu_s']:.1f}) | {idle} "
                 f"| {cell['vdot_us']:.2f} ({cell['vdot_ratio']:.2f}) "
                 f"| {cell['linearized_us']:.2f} ({cell['linearized_ratio']:.2f}) |"
             )
         lines.append(
-            f"| {row['robot']} | | Pinocchio | C++ | | {row['pinocchio_aba_us']:.2f} | "
+            f"| {row['robot']} | | Pinocchio | C++ | | | {row['pinocchio_aba_us']:.2f} | "
             f"{row['pinocchio_aba_derivatives_us']:.2f} |"
         )
     found = goals(report)
@@ -241,6 +290,18 @@ def goals(report: dict) -> list[dict]:
                             "met": seconds <= GOAL_GENERATION_S,
                         }
                     )
+                    if "idle_s" in cell:
+                        jobs = cell["compile_jobs_s"][0]
+                        found.append(
+                            {
+                                "what": f"G1 generation, {target} target on {IDLE_CORES} idle cores (s; CPU "
+                                f"{cell['cpu_s']:.1f} s + compile critical path; {len(jobs)} compiles, longest "
+                                f"{max(jobs):.1f} s)",
+                                "goal": f"≤ {GOAL_GENERATION_S:.0f} s",
+                                "measured": cell["idle_s"],
+                                "met": cell["idle_s"] <= GOAL_GENERATION_S,
+                            }
+                        )
     return found
 
 

@@ -94,6 +94,11 @@ UNITS = {
 #: A constrained model's two more units: its solves (``c/<name>_constrained.c``) and their fused kernel
 #: (``<name>_constrained_terms``, one long function called at every step).
 CONSTRAINED_UNITS = {"c/_constrained.c": "-O3", "c/_terms.c": "-O2"}
+#: Parts of a long function (:data:`sls.backends.c.body.PART_LINES` statements each) a unit compiles: the
+#: further parts go to units of their own (``c/_linearize_1.c``, ``c/_linearize_2.c``, …, same flags), which
+#: the compilers build in parallel. G1's ``linearized_model`` (32 parts, about half a second each with its
+#: clones) is 4 units, its ``qddot_fun`` 2.
+UNIT_PARTS = 8
 
 
 #: The functions other functions call at every step (a model with generalized speeds: ``xdot_fun`` calls
@@ -129,6 +134,7 @@ class CBackend(Backend):
 
     def __init__(self) -> None:
         self.units: dict = {}
+        self.unit_flags: dict = {}
 
     # -- environment --------------------------------------------------
 
@@ -293,9 +299,14 @@ class CBackend(Backend):
         if guarded:
             files["_chart.py"] = self._chart(env, ctx)
         # The library compiles the same functions in units (see UNITS), in parallel; empty units are left out.
-        template = env.get_template("model.c.j2")
         held = {unit: [f for f in library if units[f.name] == unit] for unit in {**UNITS, **CONSTRAINED_UNITS}}
-        self.units = {unit: template.render(ctx=ctx, functions=specs_of) for unit, specs_of in held.items() if specs_of}
+        self.units, self.unit_flags = {}, {}
+        flags = {**UNITS, **CONSTRAINED_UNITS}
+        for unit, specs_of in held.items():
+            if specs_of:
+                sources = library_units(env, ctx, unit, specs_of)
+                self.units.update(sources)
+                self.unit_flags.update({name: flags[unit] for name in sources})
         if solved:
             text = render.tidy(
                 env.get_template("constrained.c.j2").render(
@@ -304,6 +315,7 @@ class CBackend(Backend):
             )
             files[f"c/{prefix}_constrained.c"] = text
             self.units["c/_constrained.c"] = text
+            self.unit_flags["c/_constrained.c"] = CONSTRAINED_UNITS["c/_constrained.c"]
         return {name: render.tidy(text) for name, text in sorted(files.items())}
 
     def _python_runtime(self, env: Any, ctx: dict) -> str:
@@ -342,7 +354,7 @@ class CBackend(Backend):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             objects = [f"unit{k}.o" for k in range(len(self.units))] + ["native.o"]
-            flags = {**UNITS, **CONSTRAINED_UNITS}
+            flags = self.unit_flags
             steps = [[flags[unit], *LIBRARY_FLAGS, "-c", unit, "-o", obj] for unit, obj in zip(self.units, objects)]
             steps.append(
                 ["-O3", *LIBRARY_FLAGS, "-pthread", "-I", str(python_include()), "-c", f"{NATIVE}.c", "-o", "native.o"]
@@ -350,6 +362,25 @@ class CBackend(Backend):
             _run_compiler([compiler() + step for step in steps], folder)
             _run_compiler([compiler() + ["-shared", "-pthread", *objects, "-o", target, "-lm"]], folder)
             return {target: (Path(folder) / target).read_bytes()}
+
+
+def library_units(env: Any, ctx: dict, unit: str, specs: list) -> dict:
+    """The sources of one unit of the package's library (``{file name: text}``) holding the functions ``specs``:
+    the unit itself, and when a function has more than :data:`UNIT_PARTS` parts, units of its earlier parts
+    (``<unit stem>_<k>.c``, ``templates/c/parts.c.j2``; those parts are then not ``static``). The unit keeps a
+    function's last parts (the last calls the unit's ``<prefix>_solve_rows``)."""
+    first_here = {spec.name: len(spec.parts) - UNIT_PARTS for spec in specs if len(spec.parts) > UNIT_PARTS}
+    sources = {unit: env.get_template("model.c.j2").render(ctx=ctx, functions=specs, first_parts_here=first_here)}
+    chunks = [
+        (spec, start, min(start + UNIT_PARTS, first_here[spec.name]))
+        for spec in specs
+        if spec.name in first_here
+        for start in range(0, first_here[spec.name], UNIT_PARTS)
+    ]
+    template = env.get_template("parts.c.j2")
+    for k, chunk in enumerate(chunks, start=1):
+        sources[f"{unit.removesuffix('.c')}_{k}.c"] = template.render(ctx=ctx, held=[chunk])
+    return sources
 
 
 def has_free_flyer(model: Model) -> bool:

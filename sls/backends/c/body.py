@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sls import functions, lowering
 from sls.backends.c import tangent
 from sls.backends.c.statements import (
+    WORKSPACE,
     CallArray,
     CallQddot,
     SolveRows,
@@ -18,7 +19,9 @@ from sls.backends.c.statements import (
     Zeros,
     defines,
     line,
+    padded_columns,
     renamed,
+    rows_size,
 )
 from sls.backends.c.tangent import FreeFlyer
 from sls.lowering import Check, Expr, Fail, Let, Value, expr_of
@@ -110,13 +113,14 @@ def schedule(statements: list[Statement]) -> list[Statement]:
     return [statements[i] for i in order]
 
 
-def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
+def split(statements: list[Statement], size: int, reserved: int = 0) -> tuple[list[Part], int]:
     """Split a long body into parts of about ``size`` statements: ``(parts, workspace)``.
 
     A value used in a later part than the one computing it is stored into
-    the workspace ``w`` (``w[slot] = name;``) and read as ``w[slot]`` there;
-    slots are reused once their value is dead, so ``workspace`` (the length
-    of ``w``) stays far below the number of values.
+    the workspace ``w`` (``w[slot] = name;``, after its first ``reserved``
+    entries) and read as ``w[slot]`` there; slots are reused once their value
+    is dead, so ``workspace`` (the length of ``w``) stays far below the number
+    of values.
     """
     chunks = [statements[i : i + size] for i in range(0, len(statements), size)]
     home: dict[str, int] = {}
@@ -141,11 +145,11 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
             if free:
                 slots[name] = free.pop()
             else:
-                slots[name] = size_used
+                slots[name] = reserved + size_used
                 size_used += 1
             active.append(name)
     parts = []
-    workspace = [Expr.join(Expr.name("w"), f"[{slot}]") for slot in range(size_used)]  # w[slot]
+    workspace = {slot: Expr.join(Expr.name(WORKSPACE), f"[{slot}]") for slot in range(reserved, reserved + size_used)}
     for c, chunk in enumerate(chunks):
         imported = {name: workspace[slots[name]] for name in last if home[name] < c <= last[name]}
         out: list[Statement] = []
@@ -153,17 +157,20 @@ def split(statements: list[Statement], size: int) -> tuple[list[Part], int]:
             out.append(renamed(statement, imported))
             name = defines(statement)
             if name is not None and name in last:
-                out.append(Store("w", slots[name], Expr.name(name)))
+                out.append(Store(WORKSPACE, slots[name], Expr.name(name)))
         parts.append(Part(out, fails=any(isinstance(s, (Check, Fail)) for s in chunk)))
-    return parts, size_used
+    return parts, reserved + size_used
 
 
 def c_function(name: str, statements: list[Statement], failure: str = "") -> CFunction:
-    """A :class:`CFunction` from its statements: dead code removed, scheduled, split when long."""
+    """A :class:`CFunction` from its statements: dead code removed, scheduled, split when long (and always
+    computed in parts, with a workspace, when it solves in loops: :class:`SolveRows`' ``R`` is the workspace's
+    start)."""
     statements = schedule(eliminate_dead_code(statements))
-    if len(statements) <= PART_LINES * 3 // 2:
+    reserved = max((rows_size(s.n, s.m) for s in statements if isinstance(s, SolveRows)), default=0)
+    if len(statements) <= PART_LINES * 3 // 2 and not reserved:
         return CFunction(name, statements, [Part(statements)], failure=failure)
-    parts, workspace = split(statements, PART_LINES)
+    parts, workspace = split(statements, PART_LINES, reserved)
     return CFunction(name, statements, parts, workspace, failure)
 
 
@@ -247,9 +254,9 @@ def solve_body(
             m,
             tuple(expr_of(factor.lower[key]) for key in places),
             tuple(expr_of(r) for r in factor.reciprocal),
-            tuple(expr_of(v) for v in rhs),
             pattern,
         )
+        statements += _rows_stores(rhs, n, m)
         upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
         if base is not None:
             upper_A = tangent.kinematic_rows(base)
@@ -266,6 +273,18 @@ def solve_body(
         return statements + _fill_after(CallArray(rates_jacobian, "A"), lower_A, 2 * n * n) + _fill("B", B)
     A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
     return statements + _fill("A", A) + _fill("B", B)
+
+
+def _rows_stores(rhs: Sequence[Value], n: int, m: int) -> list[Statement]:
+    """:class:`SolveRows`' right-hand sides ``rhs`` (n rows of 2n + m values) into the workspace's start, rows
+    padded to :func:`padded_columns`: zeros in one loop, then the other values."""
+    cols, padded = 2 * n + m, padded_columns(2 * n + m)
+    stores = [
+        Store(WORKSPACE, (k // cols) * padded + k % cols, expr_of(value))
+        for k, value in enumerate(rhs)
+        if not (isinstance(value, float) and value == 0.0)
+    ]
+    return [Zeros(WORKSPACE, rows_size(n, m)), *stores]
 
 
 def _fill_after(call: CallArray, values: Sequence[Value], start: int) -> list[Statement]:

@@ -10,7 +10,7 @@ from sls import functions
 from sls.backends.c.body import CFunction
 from sls.backends.c.lanes import Lanes, lane_kernel
 from sls.backends.c.names import HEADER_MARK
-from sls.backends.c.statements import ROW_BLOCK, SolveRows, Statement, Zeros, stores
+from sls.backends.c.statements import SolveRows, Statement, Zeros, row_block, stores
 from sls.lowering.arguments import PARAMETERS, bind_arguments
 
 if TYPE_CHECKING:  # a type only: no import at run time
@@ -32,7 +32,7 @@ def c_context(model: Model, prefix: str, names: dict) -> dict:
         "c_state": [names.get(s.name, s.name) for s in model.state],
         "c_inputs": [names.get(s.name, s.name) for s in model.inputs],
         "marker": HEADER_MARK,
-        "row_block": ROW_BLOCK,
+        "row_block": row_block(2 * model.n + model.m),
     }
 
 
@@ -155,7 +155,7 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         return Bound(code.lines(statements), bindings, unused, PARAMETERS in taken)
 
     parts = []
-    if len(code.parts) > 1:
+    if len(code.parts) > 1 or code.workspace:  # parts, or one part with a workspace (SolveRows' R)
         for part in code.parts:
             b = bound(part.statements, ("w",))
             parts.append(Bound(b.lines, b.bindings, b.unused, b.uses_params, part.fails))

@@ -82,8 +82,10 @@ class CallArray:
 @dataclass(frozen=True)
 class SolveRows:
     """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
-    ``R = [−∂r/∂x, B_u]`` (``rhs``: n rows of 2n + m values, row by row), then ``Z`` into the lower rows of
-    ``A`` and ``B``.
+    ``R = [−∂r/∂x, B_u]``, then ``Z`` into the lower rows of ``A`` and ``B``. ``R`` is the start of the
+    function's workspace ``w`` (:func:`rows_size` doubles: n rows of 2n + m values padded to
+    :func:`padded_columns`), stored there entry by entry as the values are computed (a long function's parts
+    each store theirs: one initializer of every entry made one function that compilers took long over).
 
     ``M = L D Lᵀ`` with ``lower`` the entries of the unit lower triangular ``L`` below its diagonal, row by
     row (``L[1,0], L[2,0], L[2,1], …``), and ``reciprocal`` the ``1/D`` (names or float literals). With a
@@ -98,12 +100,11 @@ class SolveRows:
     m: int
     lower: tuple[Expr, ...]
     reciprocal: tuple[Expr, ...]
-    rhs: tuple[Expr, ...]
     pattern: tuple[tuple[int, int], ...] | None = None
 
     def values(self) -> tuple[Expr, ...]:
-        """Every value the statement reads."""
-        return self.lower + self.reciprocal + self.rhs
+        """Every value the statement reads (besides ``R`` in the workspace)."""
+        return self.lower + self.reciprocal
 
     @property
     def reads(self) -> tuple[str, ...]:
@@ -111,7 +112,7 @@ class SolveRows:
 
     @property
     def writes(self) -> tuple[str, ...]:
-        return ("A", "B") if self.m else ("A",)
+        return ("A", "B", WORKSPACE) if self.m else ("A", WORKSPACE)
 
 
 #: A statement of a C function body.
@@ -144,29 +145,47 @@ def line(statement: Statement, failure: str) -> str:
             raise _unknown(statement, TARGET)
 
 
-#: Columns of the right-hand sides ``<prefix>_solve_rows`` updates at once (its accumulators; the rows of
-#: ``_R`` are padded to a multiple of it with zeros).
-ROW_BLOCK = 12
+#: Most columns of the right-hand sides ``<prefix>_solve_rows`` updates at once (its accumulators, kept in
+#: registers: nine AVX2 vectors; an update of a row is a chain of fused multiply-adds per accumulator, so fewer
+#: would wait on each other's latency: 12 columns made G1's solves 40 % slower), and their vector length.
+ROW_BLOCK = 36
+ROW_LANES = 4
+
+
+#: The workspace of a long function (values crossing its parts) and of :class:`SolveRows` (``R`` first).
+WORKSPACE = "w"
+
+
+def row_block(columns: int) -> int:
+    """The columns ``<prefix>_solve_rows`` updates at once for rows of ``columns``: the fewest blocks of at most
+    :data:`ROW_BLOCK` columns, each a whole number of :data:`ROW_LANES` (G1's 105 columns: 3 blocks of 36,
+    Solo-12's 54: 2 of 28)."""
+    blocks = max(1, -(-columns // ROW_BLOCK))
+    return -(-columns // (blocks * ROW_LANES)) * ROW_LANES
 
 
 def padded_columns(columns: int) -> int:
-    """``columns`` rounded up to a multiple of :data:`ROW_BLOCK`: the length of a row of ``_R``."""
-    return -(-columns // ROW_BLOCK) * ROW_BLOCK
+    """``columns`` rounded up to a multiple of :func:`row_block`: the length of a row of ``R``."""
+    block = row_block(columns)
+    return -(-columns // block) * block
+
+
+def rows_size(n: int, m: int) -> int:
+    """Doubles of :class:`SolveRows`' right-hand sides ``R`` (n rows of 2n + m, padded) in the workspace."""
+    return n * padded_columns(2 * n + m)
 
 
 def _solve_rows_lines(statement: SolveRows) -> str:
     """A :class:`SolveRows` as a block of C (lines after the first indented for a function body)."""
     n, m = statement.n, statement.m
-    cols = 2 * n + m
-    rhs = [value.text() for value in statement.rhs]
+    padded = padded_columns(2 * n + m)
     lower = ", ".join(value.text() for value in statement.lower)
     reciprocal = ", ".join(value.text() for value in statement.reciprocal)
-    rows = ",\n            ".join("{" + ", ".join(rhs[i * cols : (i + 1) * cols]) + "}" for i in range(n))
     lines = [
         "{",
         f"    const double _lower[{max(len(statement.lower), 1)}] = {{{lower or '0.0'}}};",
         f"    const double _reciprocal[{n}] = {{{reciprocal}}};",
-        f"    double _R[{n}][{padded_columns(cols)}] = {{\n            {rows}\n        }};",
+        f"    double (*_R)[{padded}] = (double (*)[{padded}]){WORKSPACE};",
         "    int _i, _c;",
         f"    {statement.callee}(_lower, _reciprocal, _R);",
         f"    for (_i = 0; _i < {n}; ++_i) {{",
@@ -222,9 +241,9 @@ def renamed(statement: Statement, values: dict[str, Expr]) -> Statement:
             return Check(pivot.substitute(values))
         case Store(array=array, index=index, value=value):
             return Store(array, index, value.substitute(values))
-        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, rhs=rhs, pattern=pattern):
-            lower, reciprocal, rhs = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal, rhs))
-            return SolveRows(callee, n, m, lower, reciprocal, rhs, pattern)
+        case SolveRows(callee=callee, n=n, m=m, lower=lower, reciprocal=reciprocal, pattern=pattern):
+            lower, reciprocal = (tuple(v.substitute(values) for v in group) for group in (lower, reciprocal))
+            return SolveRows(callee, n, m, lower, reciprocal, pattern)
         case Fail() | Zeros() | CallQddot() | CallArray():
             return statement
         case _:

@@ -350,6 +350,35 @@ def test_library_units_split_the_functions_by_role(tmp_path, monkeypatch):
     assert _defined(builds[1]["c/_eval.c"][1], "cart_pole") == {"M_fun"}
 
 
+def test_long_functions_parts_are_compiled_in_units_of_their_own(tmp_path, monkeypatch):
+    """A function with more than ``UNIT_PARTS`` parts keeps its last parts in its unit and has the others
+    compiled in units of their own (``c/_linearize_1.c``, …), each part defined exactly once (and ``static`` only
+    in the standalone file); the package agrees with the Python target."""
+    monkeypatch.setattr(cbackend, "UNIT_PARTS", 2)
+    builds = _compiled_units(monkeypatch)
+    model = sls.load_example("ur5")
+    py, c = build_pair(model, tmp_path)
+    (units,) = builds
+    standalone = (tmp_path / "c" / "c" / "ur5.c").read_text()
+    parts = set(re.findall(r"^static UR5_NOINLINE int (ur5_linearized_model_part\d+)\(", standalone, re.MULTILINE))
+    assert len(parts) > 2
+    defined = [
+        name
+        for _, text in units.values()
+        for name in re.findall(r"^UR5_NOINLINE int (ur5_linearized_model_part\d+)\(", text, re.MULTILINE)
+    ]
+    assert sorted(defined) == sorted(parts)
+    extra = sorted(name for name in units if name.startswith("c/_linearize_"))
+    assert extra == [f"c/_linearize_{k}.c" for k in range(1, len(extra) + 1)] and len(extra) == (len(parts) - 1) // 2
+    assert {tuple(units[name][0]) for name in extra} == {tuple(units["c/_linearize.c"][0])}
+    assert "ur5_solve_rows(" in units["c/_linearize.c"][1] and "ur5_solve_rows(" not in units[extra[0]][1]
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        x, u = rng.normal(size=12), rng.normal(size=6)
+        agree(c.linearized_model(x, u), py.linearized_model(x, u), "ur5 linearized_model")
+        agree(c.qddot_fun(x, u), py.qddot_fun(x, u), "ur5 qddot_fun")
+
+
 C_PROGRAM = r"""
 #include <math.h>
 #include <stdio.h>

@@ -49,7 +49,12 @@ static int read_vector(PyObject *obj, Py_ssize_t size, double *out)
 }
 
 /* 1 when every value is finite (no exponent of all ones), without a branch per value: one more than an
- * exponent of all ones carries into the sign bit, and the loop (and, or, add) vectorizes. */
+ * exponent of all ones carries into the sign bit, and the loop (and, or, add) vectorizes. Every call from
+ * Python checks its results (a robot's linearized_model: 7 350 values), so GCC on x86-64 Linux also builds
+ * it for AVX2, unrolled (2.5 times faster), and the CPU picks the version when the library loads. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3", "unroll-loops")))
+#endif
 static int all_finite(const double *values, Py_ssize_t count)
 {
     unsigned long long bits, bad = 0;
