@@ -85,3 +85,23 @@ def test_separate_returns_its_values_exactly_under_jit_vmap_and_grad(runtime):
     grad = jax.grad(lambda v: spread(v).sum())(values[0])
     np.testing.assert_allclose(np.asarray(grad), np.cos(values[0]) - np.sin(values[0]) * values[0], rtol=1e-12)
     assert runtime.separate() == ()
+
+
+def test_chunked_maps_a_long_batch_in_chunks_and_keeps_the_derivatives(runtime):
+    jnp = jax.numpy
+
+    def body(x, scale):
+        return jnp.stack([jnp.sin(x[0]) * x[1], scale * x[0] * x[1]])
+
+    f = runtime.chunked(body)
+    states = np.random.default_rng(3).normal(size=(runtime.CHUNK * 2 + 17, 2))
+    want = np.stack([np.sin(states[:, 0]) * states[:, 1], 2.0 * states[:, 0] * states[:, 1]], axis=1)
+    mapped = jax.jit(jax.vmap(lambda x: f(x, 2.0)))
+    assert "scan" in str(jax.make_jaxpr(mapped)(states))  # lax.map over chunks, not one vmap
+    np.testing.assert_allclose(np.asarray(mapped(states)), want, rtol=1e-14)
+    x = states[0]
+    np.testing.assert_allclose(np.asarray(jax.jacfwd(f)(x, 2.0)), np.asarray(jax.jacfwd(body)(x, 2.0)))
+    np.testing.assert_allclose(float(jax.grad(lambda s: f(x, s)[1])(2.0)), x[0] * x[1])
+    grads = jax.vmap(jax.grad(lambda y: f(y, 2.0).sum()))(states[:5])
+    plain = jax.vmap(jax.grad(lambda y: body(y, 2.0).sum()))(states[:5])
+    np.testing.assert_allclose(np.asarray(grads), np.asarray(plain))

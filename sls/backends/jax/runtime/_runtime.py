@@ -5,6 +5,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import custom_batching
 
 # float64 by default: the package's functions are compared with the numpy target's to 1e-12
 jax.config.update("jax_enable_x64", True)
@@ -67,13 +68,50 @@ def batched(body, arrays, params):
     longer); one state: ``body`` itself."""
     batch = jnp.broadcast_shapes(*(array.shape[:-1] for array in arrays))
     if not batch:
-        return body(*arrays, *params)
+        return chunked(body)(*arrays, *params)
     flat = [jnp.broadcast_to(a, batch + a.shape[-1:]).reshape((-1, a.shape[-1])) for a in arrays]
     if flat[0].shape[0] > CHUNK:
         out = jax.lax.map(lambda one: body(*one, *params), tuple(flat), batch_size=CHUNK)
     else:
         out = jax.vmap(lambda *one: body(*one, *params))(*flat)
     return jax.tree_util.tree_map(lambda o: o.reshape(batch + o.shape[1:]), out)
+
+
+def chunked(body):
+    """``body`` (a function of one state) as itself, but mapped in chunks of CHUNK states (:func:`jax.lax.map`)
+    when a caller's :func:`jax.vmap` maps it over more: one ``vmap`` over 10⁵ states made every temporary an array
+    of 10⁵ entries, out of the cache (Solo-12's ``qddot_fun``: 0.50–0.59 s against 0.20 s in chunks). Its
+    derivatives are ``body``'s (:func:`jax.custom_jvp`: forward and reverse mode, and ``vmap`` of them, as
+    ``body``'s own)."""
+
+    @custom_batching.custom_vmap
+    def mapped(*args):
+        return body(*args)
+
+    @mapped.def_vmap
+    def rule(axis_size, in_batched, *args):
+        fixed = [None if batched else arg for arg, batched in zip(args, in_batched)]
+        moving = tuple(arg for arg, batched in zip(args, in_batched) if batched)
+
+        def one(state):
+            found = iter(state)
+            return body(*(next(found) if arg is None else arg for arg in fixed))
+
+        if axis_size > CHUNK:
+            out = jax.lax.map(one, moving, batch_size=CHUNK)
+        else:
+            out = jax.vmap(one)(moving)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    @jax.custom_jvp
+    def function(*args):
+        return mapped(*args)
+
+    @function.defjvp
+    def derivative(primals, tangents):
+        return jax.jvp(body, primals, tangents)
+
+    return function
 
 
 def array(entries, dtype):
