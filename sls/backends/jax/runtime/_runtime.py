@@ -65,10 +65,12 @@ def floats(*items):
 def batched(body, arrays, params):
     """``body(*one_state_arrays, *params)`` over the leading axes of ``arrays`` (broadcast together), by
     :func:`jax.vmap` over their flattened batch (in chunks of CHUNK states, :func:`jax.lax.map`, when it is
-    longer); one state: ``body`` itself."""
+    longer); one state: ``body`` itself, :func:`chunked` when traced (a caller's ``jax.vmap`` may map it; values
+    are evaluated op by op under ``jax.disable_jit``, where a ``custom_vmap`` would compile the body)."""
     batch = jnp.broadcast_shapes(*(array.shape[:-1] for array in arrays))
     if not batch:
-        return chunked(body)(*arrays, *params)
+        traced = any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((arrays, params)))
+        return chunked(body)(*arrays, *params) if traced else body(*arrays, *params)
     flat = [jnp.broadcast_to(a, batch + a.shape[-1:]).reshape((-1, a.shape[-1])) for a in arrays]
     if flat[0].shape[0] > CHUNK:
         out = jax.lax.map(lambda one: body(*one, *params), tuple(flat), batch_size=CHUNK)
