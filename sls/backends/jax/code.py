@@ -9,7 +9,6 @@ right-hand sides and call the runtime's Cholesky solve (no explicit inverse).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -64,7 +63,7 @@ def array_text(entries: Sequence[str], shape: tuple) -> str:
 
 #: Calls whose values are computed once (:func:`separated`): sines and cosines, bounded, so that the runtime's
 #: ``separate`` keeps every finite value exact.
-SEPARATED = re.compile(r"\bjnp\.(sin|cos)\(")
+SEPARATED = ("jnp.sin(", "jnp.cos(")
 
 
 def separated(names: Sequence[str]) -> str:
@@ -87,7 +86,7 @@ def lines_of(statements: Iterable[Statement]) -> list[str]:
                     pending = []
                 text = value.text()
                 lines.append(f"{name} = {text}")
-                if SEPARATED.search(text):
+                if any(call in text for call in SEPARATED):
                     pending.append(name)
             case _:
                 raise unknown_statement(statement, "the JAX target")
