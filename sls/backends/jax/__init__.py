@@ -10,8 +10,11 @@
 Every function body evaluates one state; the public functions batch it over leading axes by :func:`jax.vmap`
 and are :func:`jax.jit`-compiled, so ``jax.jit``, ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd`` of them work.
 ``qddot_fun`` and ``linearized_model`` assemble ``M`` and their right-hand sides (as the numpy target's
-generic path) and solve by the runtime's Cholesky, unrolled on the entries at trace time (``docs/jax.md`` has the
-measurements behind both choices: XLA's batched Cholesky and ``jax.jacfwd`` of ``xdot_fun`` were slower).
+generic path) and solve by the runtime's Cholesky, unrolled on the entries at trace time with the entries known to be
+zero skipped and the order of least fill-in (``docs/jax.md`` has the measurements behind these choices: XLA's
+batched Cholesky and ``jax.jacfwd`` of ``xdot_fun`` were slower). The kernels' sines and cosines pass through the
+runtime's ``separate`` (XLA's fusion copied them into every kernel reading them), and a caller's ``jax.vmap`` maps
+a body in chunks of states as the package's own batching does (``_runtime.chunked``).
 Generating needs no jax; the generated package does.
 Files are marked by the Python target's header (:data:`sls.backends.python.HEADER_MARK`).
 """

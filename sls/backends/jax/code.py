@@ -37,13 +37,16 @@ class JaxKernel:
 class JaxSolver:
     """A solving function's body: ``lines`` bind the temporaries; ``arrays`` build the assembled arrays of one
     state by name (``M`` n×n, ``rhs``, and for ``linearized_model`` ``dM`` and ``drhs`` or, phased,
-    ``residual_jac``, then ``B_u``). A phased program binds ``accelerations`` to the solved ``q̈`` and runs
-    ``late`` before its last solve (see :class:`~sls.lowering.SolveProgram`)."""
+    ``residual_jac``, then ``B_u``); ``entries`` the same arrays as Python lists of their flat entries (C order;
+    numbers where known), which the runtime's Cholesky factor reads (``M``, ``rhs``). A phased program binds
+    ``accelerations`` to the solved ``q̈`` and runs ``late`` before its last solve (see
+    :class:`~sls.lowering.SolveProgram`)."""
 
     lines: list
     arrays: dict
     accelerations: list = field(default_factory=list)
     late: list = field(default_factory=list)
+    entries: dict = field(default_factory=dict)
 
     @property
     def phased(self) -> bool:
@@ -58,16 +61,43 @@ def array_text(entries: Sequence[str], shape: tuple) -> str:
     return flat if len(shape) == 1 else f"{flat}.reshape({shape})"
 
 
+#: Calls whose values are computed once (:func:`separated`): sines and cosines, bounded, so that the runtime's
+#: ``separate`` keeps every finite value exact.
+SEPARATED = ("jnp.sin(", "jnp.cos(")
+
+
+def separated(names: Sequence[str]) -> str:
+    """The line passing the temporaries ``names`` through the runtime's ``separate``: XLA then computes each once
+    instead of copying it (and what it is made of) into every kernel that reads it."""
+    return f"{', '.join(names)}, = _runtime.separate({', '.join(names)})"
+
+
 def lines_of(statements: Iterable[Statement]) -> list[str]:
-    """The ``Let`` statements as lines of Python (a JAX body has no checks: it cannot raise on values)."""
-    lines = []
+    """The ``Let`` statements as lines of Python (a JAX body has no checks: it cannot raise on values). The
+    temporaries holding a sine or cosine are separated (:func:`separated`) before the first statement that
+    reads one of them, and at the end."""
+    lines: list[str] = []
+    pending: list[str] = []
     for statement in statements:
         match statement:
             case Let(name=name, value=value):
-                lines.append(f"{name} = {value.text()}")
+                if pending and not pending_free(statement.reads, pending):
+                    lines.append(separated(pending))
+                    pending = []
+                text = value.text()
+                lines.append(f"{name} = {text}")
+                if any(call in text for call in SEPARATED):
+                    pending.append(name)
             case _:
                 raise unknown_statement(statement, "the JAX target")
+    if pending:
+        lines.append(separated(pending))
     return lines
+
+
+def pending_free(reads: Iterable[str], pending: Sequence[str]) -> bool:
+    """Whether a statement reading ``reads`` reads none of the ``pending`` temporaries."""
+    return not set(reads) & set(pending)
 
 
 def build_kernel(lowered: Lowered) -> JaxKernel:
@@ -83,6 +113,11 @@ def _values_text(values: Sequence[Value], shape: tuple) -> str:
     return array_text([text_of(v) for v in values], shape)
 
 
+def _entries_text(values: Sequence[Value]) -> str:
+    """The flat entries as a Python list (numbers stay numbers: the runtime's factor skips the known zeros)."""
+    return "[" + ", ".join(text_of(v) for v in values) + "]"
+
+
 def solver_code(program: SolveProgram) -> JaxSolver:
     """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
     lines = lines_of(program.lines) + lines_of(program.bindings)
@@ -93,4 +128,5 @@ def solver_code(program: SolveProgram) -> JaxSolver:
         arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
         accelerations=list(program.accelerations),
         late=lines_of(program.late),
+        entries={key: _entries_text(program.values[key]) for key in ("M", "rhs") if key in program.values},
     )

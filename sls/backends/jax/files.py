@@ -83,7 +83,8 @@ def _skeleton(code: dict) -> dict:
     result: dict = {}
     for name, item in code.items():
         if isinstance(item, JaxSolver):
-            result[name] = JaxSolver([], dict.fromkeys(item.arrays, "_runtime.array([0.0])"), item.accelerations)
+            arrays, entries = dict.fromkeys(item.arrays, "_runtime.array([0.0])"), dict.fromkeys(item.entries, "[0.0]")
+            result[name] = JaxSolver([], arrays, item.accelerations, entries=entries)
         elif isinstance(item, JaxKernel):
             outputs = {key: JaxOutput(key, out.shape, "0.0") for key, out in item.outputs.items()}
             result[name] = JaxKernel(lines=[], outputs=outputs)

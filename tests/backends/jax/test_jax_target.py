@@ -179,6 +179,20 @@ def test_panda_agrees_with_the_numpy_target(tmp_path):
     check_every_function(py, jx, np.random.default_rng(12))
 
 
+def test_solo12_on_its_free_base_solves_as_the_numpy_target(tmp_path):
+    """Solo-12's quaternion base (no contacts): qddot_fun and linearized_model by the runtime's Cholesky on the
+    entries of M, leaves first (no fill-in between the legs)."""
+    urdf = robot_file("solo_description/robots/solo12.urdf")
+    py, jx = pair(sls.load_urdf(urdf, floating_base=True, name="solo12"), tmp_path)
+    rng = np.random.default_rng(14)
+    x = rng.uniform(-1.0, 1.0, size=(3, len(py.STATE)))
+    x[:, 3:7] /= np.linalg.norm(x[:, 3:7], axis=1, keepdims=True)
+    u = rng.normal(size=(3, py.N_INPUTS))
+    agree(jx.qddot_fun(x[0], u[0]), py.qddot_fun(x[0], u[0]), "qddot_fun, one state")
+    agree(jx.qddot_fun(x, u), py.qddot_fun(x, u), "qddot_fun, a batch")
+    agree(jx.linearized_model(x, u), py.linearized_model(x, u), "linearized_model, a batch")
+
+
 @pytest.mark.parametrize("flat", [True], ids=["one flat foot"])
 def test_solo12_standing_on_its_feet_agrees_with_the_numpy_target(flat, tmp_path):
     """Point contacts on a quaternion base with Baumgarte stabilization, one foot held flat (6-D) beside three

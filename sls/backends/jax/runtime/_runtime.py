@@ -5,6 +5,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import custom_batching
 
 # float64 by default: the package's functions are compared with the numpy target's to 1e-12
 jax.config.update("jax_enable_x64", True)
@@ -64,16 +65,55 @@ def floats(*items):
 def batched(body, arrays, params):
     """``body(*one_state_arrays, *params)`` over the leading axes of ``arrays`` (broadcast together), by
     :func:`jax.vmap` over their flattened batch (in chunks of CHUNK states, :func:`jax.lax.map`, when it is
-    longer); one state: ``body`` itself."""
+    longer); one state: ``body`` itself, :func:`chunked` when traced (a caller's ``jax.vmap`` may map it; values
+    are evaluated op by op under ``jax.disable_jit``, where a ``custom_vmap`` would compile the body)."""
     batch = jnp.broadcast_shapes(*(array.shape[:-1] for array in arrays))
     if not batch:
-        return body(*arrays, *params)
+        traced = any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((arrays, params)))
+        return chunked(body)(*arrays, *params) if traced else body(*arrays, *params)
     flat = [jnp.broadcast_to(a, batch + a.shape[-1:]).reshape((-1, a.shape[-1])) for a in arrays]
     if flat[0].shape[0] > CHUNK:
         out = jax.lax.map(lambda one: body(*one, *params), tuple(flat), batch_size=CHUNK)
     else:
         out = jax.vmap(lambda *one: body(*one, *params))(*flat)
     return jax.tree_util.tree_map(lambda o: o.reshape(batch + o.shape[1:]), out)
+
+
+def chunked(body):
+    """``body`` (a function of one state) as itself, but mapped in chunks of CHUNK states (:func:`jax.lax.map`)
+    when a caller's :func:`jax.vmap` maps it over more: one ``vmap`` over 10⁵ states made every temporary an array
+    of 10⁵ entries, out of the cache (Solo-12's ``qddot_fun``: 0.50–0.59 s against 0.20 s in chunks). Its
+    derivatives are ``body``'s (:func:`jax.custom_jvp`: forward and reverse mode, and ``vmap`` of them, as
+    ``body``'s own)."""
+
+    @custom_batching.custom_vmap
+    def mapped(*args):
+        return body(*args)
+
+    @mapped.def_vmap
+    def rule(axis_size, in_batched, *args):
+        fixed = [None if batched else arg for arg, batched in zip(args, in_batched)]
+        moving = tuple(arg for arg, batched in zip(args, in_batched) if batched)
+
+        def one(state):
+            found = iter(state)
+            return body(*(next(found) if arg is None else arg for arg in fixed))
+
+        if axis_size > CHUNK:
+            out = jax.lax.map(one, moving, batch_size=CHUNK)
+        else:
+            out = jax.vmap(one)(moving)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    @jax.custom_jvp
+    def function(*args):
+        return mapped(*args)
+
+    @function.defjvp
+    def derivative(primals, tangents):
+        return jax.jvp(body, primals, tangents)
+
+    return function
 
 
 def array(entries, dtype):
@@ -100,24 +140,124 @@ def scalar(entry, dtype):
     return jnp.asarray(entry, dtype=dtype)
 
 
-def solve_spd(mass, rhs):
-    """``M⁻¹ rhs`` for the symmetric positive definite ``M`` (n×n) of one state and ``rhs`` of shape (n,) or
-    (n, k), by a Cholesky factorization unrolled on the entries: under ``jax.vmap`` every step is elementwise over
-    the batch (XLA's batched Cholesky and triangular solves were about twice as slow on UR5). ``NaN`` where ``M``
-    is not positive definite."""
-    n = mass.shape[0]
-    lower = [[mass[0, 0] * 0.0] * n for _ in range(n)]
+#: Values per product of :func:`separate` (its cost grows with the square of the count).
+SEPARATE = 32
+
+
+def separate(*values):
+    """``values`` unchanged (scalars of one state, or arrays of one shape), each computed once.
+
+    XLA's CPU fusion copies an operation of one operand (``cos q``, ``-s``, ``0.3 * c``) into every kernel that
+    reads it, recursively: in a body of shared scalar subexpressions the few sines and cosines of a robot's joints
+    were evaluated some 40 times each (Solo-12's ``qddot_fun``: 464 cosines compiled for 12 in the program). A
+    product with the identity is not fused into its readers, so the values it returns are computed once and read
+    from memory. It is exact (``x·1 + Σ 0·y``) for finite values; an infinite or NaN value makes every value of its
+    group NaN. ``docs/jax.md`` has the measurements."""
+    if not values:
+        return ()
+    out = []
+    for start in range(0, len(values), SEPARATE):
+        group = jnp.stack(jnp.broadcast_arrays(*values[start : start + SEPARATE]), axis=-1)
+        out += list(jnp.moveaxis(group @ jnp.eye(group.shape[-1], dtype=group.dtype), -1, 0))
+    return tuple(out)
+
+
+def _known_zero(entry):
+    """Whether ``entry`` is a number equal to zero (known when tracing: structural zeros of ``M``)."""
+    return isinstance(entry, (int, float)) and entry == 0
+
+
+def _fill(pattern, order):
+    """The nonzero entries of the Cholesky factor of a symmetric ``pattern`` (n×n booleans) eliminated in
+    ``order``."""
+    n = len(pattern)
+    nonzero = [[pattern[order[i]][order[j]] for j in range(n)] for i in range(n)]
+    count = 0
     for j in range(n):
-        lower[j][j] = jnp.sqrt(mass[j, j] - sum(lower[j][k] * lower[j][k] for k in range(j)))
+        below = [i for i in range(j + 1, n) if nonzero[i][j]]
+        count += len(below)
+        for a in below:
+            for b in below:
+                nonzero[a][b] = True
+    return count
+
+
+def elimination_order(entries, n):
+    """The order the factor eliminates the coordinates in: the natural one or its reverse, whichever fills fewer
+    entries of the factor (a robot tree's ``M``, root first, has no fill-in leaves first)."""
+    pattern = [[not _known_zero(entries[i * n + j]) or i == j for j in range(n)] for i in range(n)]
+    natural, reverse = list(range(n)), list(range(n - 1, -1, -1))
+    return reverse if _fill(pattern, reverse) < _fill(pattern, natural) else natural
+
+
+def cholesky(entries, n):
+    """The Cholesky factor of the symmetric positive definite ``M`` (n×n) of one state from its ``entries`` (a flat
+    list in C order of scalars, tracers or numbers), unrolled at trace time: ``(order, L)`` with ``M[order][:,
+    order] = L Lᵀ``, ``L`` a list of rows (``None`` where the entry is known to be zero: no operation for it).
+    Under ``jax.vmap`` every step is elementwise over the batch (XLA's batched Cholesky and triangular solves were
+    about twice as slow on UR5); the entries known to be zero (a robot's ``M`` between its legs) cost nothing and
+    the order keeps them zero where it can (:func:`elimination_order`). NaN where ``M`` is not positive
+    definite."""
+    order = elimination_order(entries, n)
+    lower: list[list] = [[None] * n for _ in range(n)]
+    for j in range(n):
+        row = order[j]
+        pivot = _minus_products(entries[row * n + row], lower[j], lower[j], j)
+        lower[j][j] = jnp.sqrt(0.0 if pivot is None else pivot)
         for i in range(j + 1, n):
-            lower[i][j] = (mass[i, j] - sum(lower[i][k] * lower[j][k] for k in range(j))) / lower[j][j]
+            value = _minus_products(entries[order[i] * n + row], lower[i], lower[j], j)
+            lower[i][j] = None if value is None else value / lower[j][j]
+    return order, lower
+
+
+def _minus_products(start, row_a, row_b, count):
+    """``start − Σ_{k < count} a_k b_k`` over the entries of both rows that are not known to be zero (``None``: no
+    entry is)."""
+    value = None if _known_zero(start) else start
+    for k in range(count):
+        if row_a[k] is not None and row_b[k] is not None:
+            term = row_a[k] * row_b[k]
+            value = -term if value is None else value - term
+    return value
+
+
+def solve_factored(factor, rhs):
+    """``M⁻¹ rhs`` from ``factor = cholesky(...)`` of ``M`` (n×n) for ``rhs`` of shape (n,) or (n, k), or a list of
+    its n rows, by forward and back substitution on the factor's entries."""
+    order, lower = factor
+    n = len(order)
+    rows = [rhs[order[i]] for i in range(n)]
     forward: list = []
     for i in range(n):
-        forward.append((rhs[i] - sum(lower[i][k] * forward[k] for k in range(i))) / lower[i][i])
-    solution = [forward[0]] * n
+        value = rows[i]
+        for k in range(i):
+            if lower[i][k] is not None:
+                value = value - lower[i][k] * forward[k]
+        forward.append(value / lower[i][i])
+    solution: list = [None] * n
     for i in reversed(range(n)):
-        solution[i] = (forward[i] - sum(lower[k][i] * solution[k] for k in range(i + 1, n))) / lower[i][i]
-    return jnp.stack(solution)
+        value = forward[i]
+        for k in range(i + 1, n):
+            if lower[k][i] is not None:
+                value = value - lower[k][i] * solution[k]
+        solution[i] = value / lower[i][i]
+    placed: list = [None] * n
+    for i in range(n):
+        placed[order[i]] = solution[i]
+    return jnp.stack([jnp.asarray(value) for value in placed])
+
+
+def solve_spd(mass, rhs):
+    """``M⁻¹ rhs`` for the symmetric positive definite ``M`` (n×n array, or a flat list of its n·n entries in C
+    order, numbers where known) of one state and ``rhs`` of shape (n,) or (n, k), or a list of its n rows, by
+    :func:`cholesky` and :func:`solve_factored`. NaN where ``M`` is not positive definite."""
+    if isinstance(mass, (list, tuple)):
+        n = round(len(mass) ** 0.5)
+        entries = list(mass)
+    else:
+        n = mass.shape[0]
+        entries = [mass[i, j] for i in range(n) for j in range(n)]
+    return solve_factored(cholesky(entries, n), rhs)
 
 
 def linearization(solved, n, m, top=None, speeds=None):
