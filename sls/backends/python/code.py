@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from sls import functions
 from sls.arrays import unravel
-from sls.backends.python.reuse import reads_of, reuse_names
+from sls.backends.python.reuse import needed_first, reads_of, reuse_names
 from sls.lowering import Check, Expr, Fail, Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
 
 
@@ -268,7 +268,8 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
     ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
-        kernel = reuse_names(program.lines, _read_after_kernel(program))
+        early = reads_of((), [v for key, array in program.values.items() if key != "M" for v in array])
+        kernel = reuse_names(needed_first(program.lines, early), _read_after_kernel(program))
         lines = _lines(kernel, scalar) + _lines(program.bindings, scalar)
         if program.phased:
             result[scalar] = lines + _phased_lines(kind, program, n, m, scalar)

@@ -35,6 +35,22 @@ def reads_of(statements: Iterable[Statement], values: Iterable[Value] = ()) -> s
     return found
 
 
+def needed_first(statements: Sequence[Statement], early: set[str]) -> list[Statement]:
+    """``statements`` (``Let``\\ s, each name bound once, in an order that binds names before reading them) with
+    those the names ``early`` need moved first, each part in its own order: what is computed for the other
+    outputs (``M``, read only at the end) no longer stays alive while the early ones are computed."""
+    if len(statements) <= REUSE_ABOVE or not all(isinstance(s, Let) for s in statements):
+        return list(statements)
+    needed = set(early)
+    first: list[Statement] = []
+    for statement in reversed(statements):  # a name is read after it is bound: one sweep from the end
+        if isinstance(statement, Let) and statement.name in needed:
+            needed.update(statement.reads)
+            first.append(statement)
+    chosen = {id(s) for s in first}
+    return first[::-1] + [s for s in statements if id(s) not in chosen]
+
+
 def reuse_names(statements: Sequence[Statement], kept: set[str]) -> list[Statement]:
     """``statements`` (a kernel's ``Let``\\ s, each name bound once) with every temporary not in ``kept`` bound to
     the name of a temporary no longer read, when there are more than :data:`REUSE_ABOVE` of them; else (or when
