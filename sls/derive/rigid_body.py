@@ -251,12 +251,13 @@ class TreeDynamics:
         from the speeds or their rates."""
         g = self.graph
         value = values[body.coordinate if shift else body.speed]
+        offset = body.shift + body.angle if shift else 0.0  # the mimic offset, the turn of the body's frame
         if value == g.zero:
-            return value if not (shift and body.shift) else g.number(constant(body.shift))
+            return value if not offset else g.number(constant(offset))
         if body.multiplier != 1.0:
             value = g.mul((g.number(constant(body.multiplier)), value))
-        if shift and body.shift:
-            value = g.add((value, g.number(constant(body.shift))))
+        if offset:
+            value = g.add((value, g.number(constant(offset))))
         return value
 
     def velocities(self, dq: Sequence[int]) -> list:

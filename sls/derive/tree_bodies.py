@@ -54,6 +54,9 @@ class Body:
     moment: tuple
     inertia: tuple
     speed: int = -1
+    #: A constant added to a revolute joint's angle: its body's frame turned about the axis
+    #: (:mod:`sls.derive.body_frames`), so that ``rotation`` is sparse.
+    angle: float = 0.0
 
     def __post_init__(self) -> None:
         if self.speed < 0:
@@ -61,7 +64,8 @@ class Body:
 
 
 def bodies(robot: Robot) -> tuple:
-    """The moving bodies of ``robot`` (a :class:`~sls.model.tree.Robot`) in tree order (parents first).
+    """The moving bodies of ``robot`` (a :class:`~sls.model.tree.Robot`) in tree order (parents first), each in
+    the frame of its joint's child link (:func:`sls.derive.body_frames.bodies` turns them where that is cheaper).
 
     Fixed joints are folded: a link fixed to a body adds its inertia to the
     body's (parallel-axis theorem, in the body's frame), and a joint below it

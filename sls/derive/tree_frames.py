@@ -23,9 +23,10 @@ from typing import Any
 from sls.algebra.expressions import symbol
 from sls.algebra.graph import Graph
 from sls.arrays import nest
+from sls.derive.body_frames import placements
 from sls.derive.named_arrays import FRAME_ARRAYS
 from sls.derive.rigid_body import TreeDynamics
-from sls.derive.tree_bodies import constant, placements
+from sls.derive.tree_bodies import constant
 from sls.errors import ModelError
 from sls.model.tree import Robot, contact_parameter
 

@@ -43,7 +43,7 @@ class TreeTerms(GraphTerms):
 
     def _start(self) -> None:
         from sls.algebra.expressions import symbol
-        from sls.derive import rigid_body
+        from sls.derive import body_frames, rigid_body
         from sls.model.tree import Robot
 
         graph, model = self.graph, self.model
@@ -52,7 +52,7 @@ class TreeTerms(GraphTerms):
         self.fric = [graph.from_sympy(f) for f in model.fric]
         self.forces = [graph.from_sympy(f) for f in model.forces]
         self.inputs = [graph.symbol(u) for u in model.inputs]
-        self.tree = rigid_body.TreeDynamics(graph, rigid_body.bodies(model.tree), self.q, self.n)
+        self.tree = rigid_body.TreeDynamics(graph, body_frames.bodies(model.tree), self.q, self.n)
         # gravity: the parameter g of a URDF model (sls.readers.urdf.GRAVITY), absent when no body's height changes V
         self.gravity = graph.symbol(symbol("g")) if "g" in model.params else graph.zero
         self.zeros = [graph.zero] * self.n

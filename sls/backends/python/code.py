@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from sls import functions
 from sls.arrays import unravel
+from sls.backends.python.reuse import needed_first, reads_of, reuse_names
 from sls.lowering import Check, Expr, Fail, Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
 
 
@@ -95,8 +96,8 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
             zero=[c == 0.0 for c in constants],
         )
     return Kernel(
-        scalar_lines=_lines(scalar.printed.lines, True),
-        batch_lines=_lines(batch.printed.lines, False),
+        scalar_lines=_lines(reuse_names(scalar.printed.lines, reads_of((), scalar.printed.entries)), True),
+        batch_lines=_lines(reuse_names(batch.printed.lines, reads_of((), batch.printed.entries)), False),
         outputs=outputs,
         uses_math=uses_math(_expressions(scalar.printed.lines)) or uses_math(scalar_entries),
     )
@@ -163,10 +164,11 @@ def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
 
 def _packed_mass(M: Sequence[Value], n: int) -> str:
     """Scalar-path code building the ``(n, n)`` array of the symmetric ``M`` (flat, row by row) from its upper
-    triangle: numpy converts ``n (n + 1) / 2`` floats instead of ``n²`` (the module's ``_M_FROM_UPPER`` maps
-    every entry to its place in the packed triangle)."""
+    triangle: numpy converts ``n (n + 1) / 2`` floats instead of ``n²``, packed as C doubles by the module's
+    ``_PACK_UPPER`` (a ``struct.Struct(...).pack``; ``np.array`` of a list takes three times as long), and
+    ``_M_FROM_UPPER`` maps every entry to its place in the packed triangle)."""
     upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
-    return "np.array([" + ", ".join(map(text_of, upper)) + "], dtype=float)[_M_FROM_UPPER]"
+    return "np.frombuffer(_PACK_UPPER(" + ", ".join(map(text_of, upper)) + "))[_M_FROM_UPPER]"
 
 
 def _lines(statements: Iterable[Statement], scalar: bool) -> list[str]:
@@ -266,7 +268,9 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
     ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
     for scalar, program in zip((True, False), programs):
-        lines = _lines(program.lines, scalar) + _lines(program.bindings, scalar)
+        early = reads_of((), [v for key, array in program.values.items() if key != "M" for v in array])
+        kernel = reuse_names(needed_first(program.lines, early), _read_after_kernel(program))
+        lines = _lines(kernel, scalar) + _lines(program.bindings, scalar)
         if program.phased:
             result[scalar] = lines + _phased_lines(kind, program, n, m, scalar)
             continue
@@ -300,6 +304,16 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
         raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
         packed=0 if programs[0].unrolled else n,
     )
+
+
+def _read_after_kernel(program: SolveProgram) -> set[str]:
+    """The names read after ``program``'s kernel (``lines``): by its bindings, factor, solves, late entries and
+    the arrays it hands to numpy."""
+    later = [*program.bindings, *(program.factor or []), *program.steps, *program.late, *program.tail]
+    values = [v for array in program.values.values() for v in array]
+    for result in program.results.values():  # q̈ (values), or the rows of A and B
+        values += [v for entry in result for v in (entry if isinstance(entry, list) else [entry])]
+    return reads_of(later, values)
 
 
 def _statements(program: SolveProgram) -> list[Statement]:
