@@ -20,10 +20,11 @@ from sls.readers.mjcf import load_mjcf
 
 mujoco = pytest.importorskip("mujoco")
 
+from mujoco_peers import BALL, FREE, full_mass_matrix, random_state, relative, smooth, speed_map, speed_rates  # noqa: E402
+
 RELATIVE = 1e-9
 FUNCTIONS = ["M_fun", "qddot_fun", "tau_fun", "fric_fun", "linearized_model", "qdot_fun", "qdot_jac_fun"]
 FUNCTIONS += ["T_fun", "V_fun", "input_matrix_fun"]
-FREE, BALL = 0, 1
 
 #: Three links on two ball joints with a hinge between them (anchors off the bodies' origins, a hinge ref).
 BALL_CHAIN = """
@@ -75,56 +76,6 @@ TWO_FREE = """
 """
 
 TEXTS = {"ball_chain": BALL_CHAIN, "two_free": TWO_FREE}
-
-
-def smooth(m):
-    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
-    return m
-
-
-def full_mass_matrix(m, d) -> np.ndarray:
-    M = np.zeros((m.nv, m.nv))
-    try:
-        mujoco.mj_fullM(m, d, M)
-    except TypeError:  # MuJoCo 3
-        mujoco.mj_fullM(m, M, d.qM)
-    return M
-
-
-def relative(a, b) -> float:
-    return float(np.abs(np.asarray(a) - np.asarray(b)).max() / max(np.abs(b).max(), 1.0))
-
-
-def free_joints(m) -> list:
-    return [j for j in range(m.njnt) if m.jnt_type[j] == FREE]
-
-
-def speed_map(m, d) -> np.ndarray:
-    """``J`` with ``qvel = J ν``: each free body's orientation on its linear block, ``I`` elsewhere."""
-    J = np.eye(m.nv)
-    for j in free_joints(m):
-        a = m.jnt_dofadr[j]
-        J[a : a + 3, a : a + 3] = d.xmat[m.jnt_bodyid[j]].reshape(3, 3)
-    return J
-
-
-def speed_rates(m, d, v) -> np.ndarray:
-    """``ν̇`` from MuJoCo's ``qacc``: ``v̇ = Rᵀ a − ω × v`` on each free joint's linear speeds, else ``qacc``."""
-    rates = d.qacc.copy()
-    for j in free_joints(m):
-        a = m.jnt_dofadr[j]
-        R = d.xmat[m.jnt_bodyid[j]].reshape(3, 3)
-        rates[a : a + 3] = R.T @ d.qacc[a : a + 3] - np.cross(v[a + 3 : a + 6], v[a : a + 3])
-    return rates
-
-
-def random_state(m, d, rng) -> None:
-    d.qpos[:] = rng.uniform(-1, 1, m.nq)
-    for j in range(m.njnt):
-        if m.jnt_type[j] in (FREE, BALL):
-            a = m.jnt_qposadr[j] + (3 if m.jnt_type[j] == FREE else 0)
-            d.qpos[a : a + 4] /= np.linalg.norm(d.qpos[a : a + 4])
-    d.qvel[:] = rng.uniform(-1.5, 1.5, m.nv)
 
 
 @pytest.fixture(scope="module", params=sorted(TEXTS))

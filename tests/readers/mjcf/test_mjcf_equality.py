@@ -16,6 +16,8 @@ from sls.readers.mjcf import load_mjcf
 
 mujoco = pytest.importorskip("mujoco")
 
+from mujoco_peers import full_mass_matrix, speed_map, speed_rates  # noqa: E402
+
 #: Three hinges about y, refs 0.1 and 0.2 on the last two; the tendon t = q1 + q2 is held at its reference length
 #: plus A0, and q3 − 0.2 = B0 + B1 (q2 − 0.1) + B2 (q2 − 0.1)².
 A0, B0, B1, B2 = 0.3, 0.05, 2.0, 0.5
@@ -183,14 +185,10 @@ def test_equalities_on_a_floating_arm_are_mujocos_dynamics_held_to_them(tmp_path
         data.qfrc_applied[:] = 0.0
         data.qfrc_applied[:] = _generalized_force(package, state, u, data, peer)
         mujoco.mj_forward(peer, data)
-        J = np.eye(peer.nv)
-        J[:3, :3] = data.xmat[peer.jnt_bodyid[0]].reshape(3, 3)
-        full = np.zeros((peer.nv, peer.nv))
-        mujoco.mj_fullM(peer, data, full)
-        M = J.T @ full @ J
+        J = speed_map(peer, data)
+        M = J.T @ full_mass_matrix(peer, data) @ J
         v = state[10:]
-        free_rates = data.qacc.copy()
-        free_rates[:3] = J[:3, :3].T @ data.qacc[:3] - np.cross(v[3:6], v[0:3])
+        free_rates = speed_rates(peer, data, v)
         s = state[8] - 0.1
         A = np.zeros((2, 9))
         A[0, 6:8] = 1.0
@@ -227,6 +225,4 @@ def _generalized_force(package, state, u, data, peer) -> np.ndarray:
     """MuJoCo's ``qfrc_applied`` for sls's inputs ``u``: ``B_u u`` in sls's speeds, its free-joint linear part turned
     into the world's frame (power is the same in both)."""
     mujoco.mj_kinematics(peer, data)
-    force = package.input_matrix_fun(state) @ u
-    force[:3] = data.xmat[peer.jnt_bodyid[0]].reshape(3, 3) @ force[:3]
-    return force
+    return np.linalg.solve(speed_map(peer, data).T, package.input_matrix_fun(state) @ u)

@@ -21,6 +21,8 @@ from sls.readers.mjcf import load_mjcf
 
 mujoco = pytest.importorskip("mujoco")
 
+from mujoco_peers import full_mass_matrix, random_state, relative, smooth, speed_map, speed_rates  # noqa: E402
+
 DATA = Path(__file__).resolve().parents[2] / "data" / "mjcf"
 RELATIVE = 1e-9
 FUNCTIONS = ["M_fun", "qddot_fun", "tau_fun", "fric_fun", "linearized_model"]
@@ -42,50 +44,6 @@ FLOATER = """
   </worldbody>
 </mujoco>
 """
-
-
-def smooth(m):
-    """``m`` without contacts, constraints (limits, frictionloss) and clamping: the smooth dynamics sls models."""
-    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
-    m.actuator_ctrllimited[:] = 0
-    m.actuator_forcelimited[:] = 0
-    m.jnt_actfrclimited[:] = 0
-    return m
-
-
-def full_mass_matrix(m, d) -> np.ndarray:
-    M = np.zeros((m.nv, m.nv))
-    try:
-        mujoco.mj_fullM(m, d, M)
-    except TypeError:  # MuJoCo 3
-        mujoco.mj_fullM(m, M, d.qM)
-    return M
-
-
-def relative(a, b) -> float:
-    return float(np.abs(np.asarray(a) - np.asarray(b)).max() / max(np.abs(b).max(), 1.0))
-
-
-def speed_map(m, d) -> np.ndarray:
-    """``J`` with ``qvel = J ν``: the free body's orientation on the linear block, ``I`` elsewhere."""
-    J = np.eye(m.nv)
-    J[:3, :3] = d.xmat[m.jnt_bodyid[0]].reshape(3, 3)
-    return J
-
-
-def speed_rates(m, d, package, x) -> np.ndarray:
-    """``ν̇`` from MuJoCo's ``qacc`` at the state ``x``: ``v̇ = Rᵀ a − ω × v`` for the free body, else ``qacc``."""
-    v = x[package.N_Q :]
-    rates = d.qacc.copy()
-    R = speed_map(m, d)[:3, :3]
-    rates[:3] = R.T @ d.qacc[:3] - np.cross(v[3:6], v[0:3])
-    return rates
-
-
-def random_state(m, d, rng) -> None:
-    d.qpos[:] = rng.uniform(-1, 1, m.nq)
-    d.qpos[3:7] /= np.linalg.norm(d.qpos[3:7])
-    d.qvel[:] = rng.uniform(-1.5, 1.5, m.nv)
 
 
 def no_friction(package) -> dict:
@@ -161,9 +119,9 @@ def test_equal_mujoco(case):
         u = d.ctrl.copy() if m.nu else np.zeros(package.N_INPUTS)
         J = speed_map(m, d)
         assert relative(package.M_fun(x, **params), J.T @ full_mass_matrix(m, d) @ J) <= RELATIVE
-        assert relative(package.vdot_fun(x, u, **params), speed_rates(m, d, package, x)) <= RELATIVE
+        assert relative(package.vdot_fun(x, u, **params), speed_rates(m, d, x[package.N_Q :])) <= RELATIVE
         d.qacc[:] = rng.uniform(-2, 2, m.nv)
-        rates = speed_rates(m, d, package, x)
+        rates = speed_rates(m, d, x[package.N_Q :])
         mujoco.mj_inverse(m, d)  # qfrc_inverse: M qacc + bias − passive forces, no actuators
         actuators = package.fric_fun(x, **params, **{p: 0.0 for p in package.PARAMS if p.startswith("damping_")})
         assert relative(package.tau_fun(x, rates, **params) - actuators, J.T @ d.qfrc_inverse) <= RELATIVE
@@ -193,7 +151,7 @@ def test_linearized_model_equals_central_differences(case):
             mujoco.mj_forward(m, d)
             d.qfrc_applied[:] = np.linalg.solve(speed_map(m, d).T, control)
         mujoco.mj_forward(m, d)
-        return speed_rates(m, d, package, state)
+        return speed_rates(m, d, state[package.N_Q :])
 
     h = 1e-6
     zero = np.zeros(2 * n)
@@ -222,6 +180,6 @@ def test_c_target_has_the_converters(tmp_path):
     x = package.from_mujoco(d.qpos, d.qvel)
     J = speed_map(m, d)
     assert relative(package.M_fun(x), J.T @ full_mass_matrix(m, d) @ J) <= RELATIVE
-    assert relative(package.vdot_fun(x, d.ctrl), speed_rates(m, d, package, x)) <= RELATIVE
+    assert relative(package.vdot_fun(x, d.ctrl), speed_rates(m, d, x[package.N_Q :])) <= RELATIVE
     qpos, qvel = package.to_mujoco(x)
     assert np.allclose(qpos, d.qpos, rtol=0, atol=1e-15) and np.allclose(qvel, d.qvel, rtol=0, atol=1e-14)
