@@ -247,7 +247,7 @@ class GraphTerms:
 
     def _C(self) -> list:
         graph, n, dq = self.graph, self.n, self.dq
-        self._cache["christoffel"] = c = self._christoffel()
+        c = self.get("christoffel")
         C = [
             [graph.add(graph.mul((c[(i * n + j) * n + k], dq[i])) for i in range(n)) for j in range(n)]
             for k in range(n)
@@ -299,7 +299,7 @@ class GraphTerms:
             columns = [graph.forward(C_flat, {xl: graph.one}) for xl in self.x]
             return [columns[col][k * n + j] for k in range(n) for j in range(n) for col in range(len(self.x))]
         h_jac = self.get("h_jac")
-        c = self._cache["christoffel"]
+        c = self.get("christoffel")
         h_q = [h_jac[k][col] for k in range(n) for col in range(n)]
         C_q = [graph.forward(h_q, {dq[j]: self.half}) for j in range(n)]
         return [
