@@ -31,6 +31,7 @@ class Argument:
 STATE = Argument("x", "x", "State [q; qdot]")
 INPUT = Argument("u", "m", "Input")
 ACCELERATION = Argument("qddot", "n", "Accelerations, one per coordinate.")
+DIRECTION = Argument("dx", "x", "Direction in the state space, one entry per state variable.")
 
 
 #: What a solving function computes (:attr:`Function.solve`): the accelerations ``q̈ = M⁻¹ rhs`` ...
@@ -238,6 +239,51 @@ FRAME_FUNCTIONS = (
     ),
 )
 
+#: The directional derivatives of ``M`` and ``C`` (``M_jac`` and ``C_jac`` times a direction ``dx``): a model whose
+#: Jacobians have too many entries to write one by one (``Model.jacobians == "directions"``) gets these, and its
+#: ``M_jac_fun`` and ``C_jac_fun`` evaluate them along every state direction at once (:data:`BY_DIRECTIONS`).
+DIRECTIONAL_FUNCTIONS = (
+    Function(
+        "M_dir_fun",
+        "Directional derivative of the mass matrix: M_dir = sum_i dM/dx_i dx_i (M_jac times dx).",
+        (STATE, DIRECTION),
+        (("M_dir", ("n", "n")),),
+        ("M_dir",),
+    ),
+    Function(
+        "C_dir_fun",
+        "Directional derivative of the Coriolis matrix: C_dir = sum_i dC/dx_i dx_i (C_jac times dx).",
+        (STATE, DIRECTION),
+        (("C_dir", ("n", "n")),),
+        ("C_dir",),
+    ),
+)
+DIRECTIONAL_FUNCTION_NAMES = tuple(f.name for f in DIRECTIONAL_FUNCTIONS)
+#: The Jacobian modules computed from a directional function, one state direction per batch entry.
+BY_DIRECTIONS = {"M_jac_fun": "M_dir_fun", "C_jac_fun": "C_dir_fun"}
+#: A model's Jacobians are written by directions from this many entries of ``C_jac`` (n·n·len(x)): TIAGo dual-arm
+#: (n = 101, 2.1 million) and dm_control's dog (85, 1.2 million) are; G1 with hands (49 speeds, 0.26 million) is not.
+DIRECTIONS_FROM = 1_000_000
+
+
+def jacobians_by_directions(model: Model) -> bool:
+    """True when ``C_jac`` of ``model`` would have at least :data:`DIRECTIONS_FROM` entries."""
+    return model.n * model.n * len(model.state) >= DIRECTIONS_FROM
+
+
+def _by_directions(result: tuple) -> tuple:
+    """``result`` with ``M_jac_fun`` and ``C_jac_fun`` as wrappers of :data:`DIRECTIONAL_FUNCTIONS` (which come just
+    before the first of them)."""
+    out: list = []
+    for f in result:
+        if f.name in BY_DIRECTIONS:
+            if not any(g.name in BY_DIRECTIONS.values() for g in out):
+                out += DIRECTIONAL_FUNCTIONS
+            f = replace(f, arrays=(), uses=BY_DIRECTIONS[f.name])
+        out.append(f)
+    return tuple(out)
+
+
 #: What the functions of a model with generalized speeds call besides their own kernels.
 SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}
 
@@ -279,6 +325,12 @@ def available(model: Model) -> tuple:
     its ``qddot_fun`` and ``linearized_model`` solve at run time with the
     constraints (:data:`Function.numeric`).
     """
+    if getattr(model, "jacobians", "entries") == "directions":
+        return _by_directions(_available(model))
+    return _available(model)
+
+
+def _available(model: Model) -> tuple:
     speeds = getattr(model, "kinematics", None) is not None
     frames: tuple = FRAME_FUNCTIONS if getattr(model, "frames", ()) else ()
     if getattr(model, "frame_points", ()):  # frames of a model given by its energies: no centre of mass
@@ -380,16 +432,25 @@ def is_subset(model: Model) -> bool:
     return len(for_model(model)) < len(available(model))
 
 
-def arrays(model: Model) -> tuple:
-    """The derived arrays (:func:`sls.derive.function_arrays`) the functions of ``model`` evaluate, on either
-    derivation route (``arrays`` and ``graph_arrays``), sorted."""
-    return tuple(sorted({a for f in for_model(model) for a in f.arrays + f.graph_arrays}))
+def arrays(model: Model, method: str | None = None) -> tuple:
+    """The derived arrays (:func:`sls.derive.function_arrays`) the functions of ``model`` evaluate, sorted: on the
+    derivation route ``method`` (``"expanded"``: ``arrays``; ``"graph"``, ``"tree"``: ``graph_arrays`` where a
+    function has them), or on either (``None``: both)."""
+    if method is None:
+        return tuple(sorted({a for f in for_model(model) for a in f.arrays + f.graph_arrays}))
+    graph = method in ("graph", "tree")
+    return tuple(sorted({a for f in for_model(model) for a in (f.graph_arrays if graph and f.graph_arrays else f.arrays)}))
 
 
 #: Functions by name.
 BY_NAME = {
     f.name: f
-    for f in FUNCTIONS + CONSTRAINT_FUNCTIONS + SPEED_FUNCTIONS + FRAME_FUNCTIONS + (MULTIPLIERS, CONTACT_FORCES)
+    for f in FUNCTIONS
+    + CONSTRAINT_FUNCTIONS
+    + SPEED_FUNCTIONS
+    + FRAME_FUNCTIONS
+    + DIRECTIONAL_FUNCTIONS
+    + (MULTIPLIERS, CONTACT_FORCES)
 }
 
 

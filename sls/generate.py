@@ -43,6 +43,7 @@ def progress_steps(model: Model | None = None, target: str = "python") -> int:
     """How many times :func:`generate` calls ``on_step``: once per stage, codegen once per function it builds."""
     if model is None:  # every function of an unconstrained model
         return len(stages(target)) - 1 + sum(f.uses is None for f in registry.FUNCTIONS)
+    model, _ = _jacobians(model, backend(target), False, "auto")
     wrappers = [f for f in registry.for_model(model) if f.uses]
     built_wrappers = sum(backend(target).wrapper(f, model) is not None for f in wrappers)  # C, MATLAB: xdot_fun
     return len(stages(target)) - 1 + len(registry.built(model)) + built_wrappers
@@ -118,6 +119,7 @@ def generate(
     chosen = backend(target)
     chosen.check_environment()
     chosen.check_model(model)
+    model, route = _jacobians(model, chosen, simplify, method)
     write.check_target(out_dir, chosen.file_names(model))
     report = Report(out_dir=out_dir)
 
@@ -130,7 +132,8 @@ def generate(
         return result
 
     try:
-        wanted = registry.arrays(model) if registry.is_subset(model) else None
+        subset = registry.is_subset(model) or model.jacobians != "entries"
+        wanted = registry.arrays(model, route) if subset else None
         dynamics = stage("derive", lambda: derive.derive(model, simplify, method, wanted=wanted))
         stage("validate", lambda: validate.check_dynamics(dynamics))
         finish = chosen.finisher(model, simplify, dynamics.method)
@@ -145,6 +148,18 @@ def generate(
     stage("write", lambda: write.write_package(files, out_dir))
     report.files = sorted(files)
     return report
+
+
+def _jacobians(model: Model, chosen: Backend, simplify: bool, method: str) -> tuple[Model, str | None]:
+    """``model`` with its Jacobians written by directions where the target can and they are large
+    (:func:`sls.functions.jacobians_by_directions`, graph routes only), and its derivation route where that was
+    needed to decide (else ``None``)."""
+    if not chosen.jacobians_by_directions or not registry.jacobians_by_directions(model):
+        return model, None
+    route = derive.choose_method(model, simplify) if method == "auto" else method
+    if route not in ("graph", "tree"):
+        return model, route
+    return replace(model, jacobians="directions"), route
 
 
 def _codegen(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import combinations
 from collections.abc import Iterable, Sequence
 
 import sympy
@@ -36,17 +37,23 @@ class GraphPasses(GraphNodes):
         pairs: list = []  # virtual nodes: pair k is ("pair", k) made of two items
         while True:
             counts: Counter = Counter()
-            for terms in items.values():
-                unique = sorted(set(terms), key=repr)
-                for i in range(len(unique)):
-                    for j in range(i + 1, len(unique)):
-                        counts[unique[i], unique[j]] += 1
+            uniques = {key: sorted(set(terms), key=repr) for key, terms in items.items()}
+            for unique in uniques.values():
+                counts.update(combinations(unique, 2))
             best = [(pair, c) for pair, c in counts.most_common() if c >= 2]
             if not best:
                 break
+            # the sums holding each repeated pair, in the order of ``items``: a sum only loses terms of the pairs
+            # counted here (the names it gains are new), so only these can hold a pair when its turn comes
+            holders: dict = {pair: [] for pair, _ in best}
+            for key, unique in uniques.items():
+                for pair in combinations(unique, 2):
+                    if pair in holders:
+                        holders[pair].append(key)
             for (a, b), _ in best:
                 name = None
-                for terms in items.values():
+                for key in holders[a, b]:
+                    terms = items[key]
                     if len(terms) > 2 and a in terms and b in terms:
                         if name is None:
                             name = ("pair", len(pairs))

@@ -51,6 +51,9 @@ class Backend:
     #: Whether it writes any layout of quaternion joints (several free joints, ball joints: ``_quaternions.py``),
     #: not only one free-flyer base first.
     quaternion_joints = False
+    #: Whether the target writes ``M_jac_fun`` and ``C_jac_fun`` from directional derivatives for a model with too
+    #: many entries in them (``Model.jacobians``, :func:`sls.functions.jacobians_by_directions`).
+    jacobians_by_directions = False
     #: Largest n for which the solving functions unroll the factorization of M (``None``: always).
     unroll_max: int | None = None
     #: Template folders under ``templates/`` (first match wins); default: the target's name.

@@ -80,6 +80,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
     rates = getattr(model, "kinematics", None)
     if rates is not None:  # models without generalized speeds keep the fingerprint they always had
         parts.append(repr([sympy.srepr(rate) for rate in rates]))
+    if getattr(model, "jacobians", "entries") != "entries":  # the other models keep the fingerprint they always had
+        parts.append(f"jacobians={model.jacobians}")
     if getattr(model, "contacts", ()):  # models without contacts keep the fingerprint they always had
         parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
     if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had

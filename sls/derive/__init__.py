@@ -39,12 +39,21 @@ from sls.derive.expanded import (
     mass_matrix_derivatives,
 )
 from sls.derive.graph_route import derive_on_graph
-from sls.derive.named_arrays import ARRAY_NAMES, SOLVED_ARRAYS, acceleration_symbols, check_wanted, function_arrays
+from sls.derive.named_arrays import (
+    ARRAY_NAMES,
+    DIRECTION_ARRAYS,
+    SOLVED_ARRAYS,
+    acceleration_symbols,
+    check_wanted,
+    direction_symbols,
+    function_arrays,
+)
 from sls.derive.routes import EXPANSION_LIMIT, METHODS, choose_method, derive
 from sls.derive.tree_route import derive_on_tree
 
 __all__ = [
     "ARRAY_NAMES",
+    "DIRECTION_ARRAYS",
     "EXPANSION_LIMIT",
     "METHODS",
     "SOLVED_ARRAYS",
@@ -56,6 +65,7 @@ __all__ = [
     "coriolis",
     "coriolis_jacobian",
     "derive",
+    "direction_symbols",
     "derive_expanded",
     "derive_on_graph",
     "derive_on_tree",

@@ -19,12 +19,14 @@ from sls.arrays import flatten, nest, shape_of
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
+    DIRECTION_ARRAYS,
     FRAME_ARRAYS,
     SOLVED_ARRAYS,
     SPEED_ARRAYS,
     ArrayBuilder,
     acceleration_symbols,
     check_wanted,
+    direction_symbols,
     frame_array_names,
     function_arrays,
 )
@@ -78,6 +80,8 @@ NEEDS_BY_ARRAY = {
     "fric": (),
     "fric_jac": ("fric_jac",),
     "B_u": ("B",),
+    "M_dir": ("M_dir",),
+    "C_dir": ("C_dir",),
     "B_u_jac": ("dB",),
     "T": (),
     "V": (),
@@ -173,7 +177,7 @@ class GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = (
         "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
-        "qdot", "qdot_jac", "frames",
+        "qdot", "qdot_jac", "frames", "M_dir", "C_dir",
     )  # fmt: skip
 
     # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
@@ -309,6 +313,22 @@ class GraphTerms:
             for col in range(2 * n)
         ]
 
+    def _directional(self, array: list, wrt: list) -> list:
+        """``Σ_i ∂a/∂w_i dx_i`` of every entry of ``array`` (rows of nodes), flat, along the direction symbols
+        ``dx`` (:func:`~sls.derive.named_arrays.direction_symbols`, one per state variable; those of ``wrt``, a
+        prefix of the state, seed the pass): one forward pass for the whole array."""
+        graph = self.graph
+        direction = [graph.symbol(s) for s in direction_symbols(len(self.x))]
+        return graph.forward([e for row in array for e in row], dict(zip(wrt, direction)))
+
+    def _M_dir(self) -> list:
+        """``Σ_l ∂M/∂q_l dx_l`` (n·n nodes, row-major): ``M_jac``'s columns one direction at a time."""
+        return self._directional(self.get("M"), self.q)
+
+    def _C_dir(self) -> list:
+        """``Σ_i ∂C/∂x_i dx_i`` (n·n nodes, row-major): ``C_jac``'s columns one direction at a time."""
+        return self._directional(self.get("C"), self.x)
+
     def _phi_jac(self) -> list:
         return self.graph.jacobian(self.get("phi"), self.x)
 
@@ -363,7 +383,7 @@ class GraphTerms:
         wanted = check_wanted(wanted)
         known = ARRAY_NAMES + (SPEED_ARRAYS if self.model.kinematics is not None else ())
         known += frame_array_names(self.model)
-        names = known if wanted is None else [name for name in known if name in wanted]
+        names = known if wanted is None else [name for name in known + DIRECTION_ARRAYS if name in wanted]
         steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
         self._start()
         for step in self.ORDER:
@@ -440,7 +460,12 @@ class GraphTerms:
 
     def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:
         """The arrays ``names`` of :func:`function_arrays` (``rhs``, ``drhs``, ``tau`` built here, in that order)."""
-        all_arrays = function_arrays(d, names, tau=self.tau, rhs=self.rhs)
+        all_arrays = function_arrays(d, [name for name in names if name not in DIRECTION_ARRAYS], tau=self.tau,
+                                     rhs=self.rhs)
+        n = self.n
+        for name in DIRECTION_ARRAYS:
+            if name in names:
+                all_arrays[name] = nest(self.get(name[0] + "_dir"), (n, n))
         return {name: all_arrays[name] for name in names}
 
     #: Route-specific ``tau`` and ``rhs`` builders (``None``: from ``M``, ``h`` and ``φ``).

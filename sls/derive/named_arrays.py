@@ -56,6 +56,11 @@ def frame_array_names(model: object) -> tuple:
 
 
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
+#: The directional derivatives ``Σ_i ∂M/∂x_i dx_i`` and ``Σ_i ∂C/∂x_i dx_i`` (n × n each, ``dx`` the symbols of
+#: :func:`direction_symbols`): the Jacobian modules of a model whose Jacobians have too many entries to write one by one
+#: (:data:`sls.functions.DIRECTIONAL_FUNCTIONS`; graph routes only).
+DIRECTION_ARRAYS = ("M_dir", "C_dir")
+
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 
 
@@ -66,7 +71,7 @@ def check_wanted(wanted: Collection[str] | None) -> set[str] | None:
     """
     if wanted is None:
         return None
-    known = ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS
+    known = ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS + DIRECTION_ARRAYS
     unknown = sorted(set(wanted) - set(known))
     if unknown:
         raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -131,6 +136,12 @@ ArrayBuilder = Callable[[Algebra, Dynamics], tuple]
 def acceleration_symbols(n: int) -> tuple:
     """The placeholders ``_qddot0 … _qddot{n-1}`` standing for the accelerations in ``tau``."""
     return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
+
+
+def direction_symbols(n_x: int) -> tuple:
+    """The placeholders ``_dx0 … _dx{n_x-1}``: a direction in the state space (the argument ``dx`` of the
+    directional functions, :data:`DIRECTION_ARRAYS`)."""
+    return tuple(sympy.Symbol(f"_dx{k}", real=True) for k in range(n_x))
 
 
 def function_arrays(

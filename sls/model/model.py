@@ -97,6 +97,11 @@ class Model:
         :mod:`sls.derive.validate` sample only there; undeclared coordinates are
         sampled in [−π, π], undeclared rates in [−1, 1] (:meth:`sample_box`).
         They do not change the generated code.
+    jacobians : str
+        How the Jacobian modules ``M_jac_fun`` and ``C_jac_fun`` are written: ``"entries"``, each entry in the code,
+        or ``"directions"``, from the directional derivatives ``M_dir_fun`` and ``C_dir_fun`` evaluated along every
+        state direction (set by :func:`sls.generate` for a target that can, when ``C_jac`` would have at least
+        :data:`sls.functions.DIRECTIONS_FROM` entries).
     """
 
     name: str
@@ -124,6 +129,7 @@ class Model:
     frames: tuple = ()
     contacts: tuple = ()
     frame_points: tuple = ()
+    jacobians: str = "entries"
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.

@@ -51,6 +51,7 @@ class PythonBackend(Backend):
     speeds = True
     quaternions = True
     quaternion_joints = True
+    jacobians_by_directions = True
 
     def file_names(self, model: Model) -> list:
         names = [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py"]

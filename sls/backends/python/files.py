@@ -46,6 +46,8 @@ CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f 
 #: A model with generalized speeds' array functions (the kinematics and its Jacobian).
 SPEED_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.SPEED_FUNCTIONS}
 FRAME_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.FRAME_FUNCTIONS}
+#: The directional derivatives of a model whose Jacobian modules are written by directions.
+DIRECTIONAL_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.DIRECTIONAL_FUNCTIONS}
 #: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
 CONSTRAINED_SOLVERS = tuple(f.name for f in functions.FUNCTIONS + (functions.MULTIPLIERS,) if f.solve or f.numeric)
 #: The runtime modules: they hold no generated function (the name check skips them).
@@ -104,7 +106,13 @@ class PythonSpec:
 
 def function_spec(name: str, model: Model) -> PythonSpec:
     """What ``function.py.j2`` needs to know about the function ``name``."""
-    summary, shape = {**FUNCTIONS, **CONSTRAINT_FUNCTIONS, **SPEED_FUNCTIONS, **FRAME_FUNCTIONS}[name]
+    summary, shape = {
+        **FUNCTIONS,
+        **CONSTRAINT_FUNCTIONS,
+        **SPEED_FUNCTIONS,
+        **FRAME_FUNCTIONS,
+        **DIRECTIONAL_FUNCTIONS,
+    }[name]
     function = functions.BY_NAME[name]
     frames = len(model.frames)
     shape = shape.format(n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k, f=frames)
@@ -112,12 +120,13 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     returns = (
         "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
     )
-    if functions.ACCELERATION not in function.arguments:
+    if len(function.arguments) == 1:
         return PythonSpec(name, summary, "x", returns)
     from sls.lowering.arguments import argument_names
 
-    argument = functions.ACCELERATION
-    extra = Extra(argument.name, model.n, argument.doc, argument_names(model)[argument.name])
+    argument = function.arguments[1]  # tau_fun's qddot, a directional function's dx
+    size = functions.model_sizes((argument.size,), model)[0]
+    extra = Extra(argument.name, size, argument.doc, argument_names(model)[argument.name])
     return PythonSpec(name, summary, f"x, {argument.name}", returns, extra)
 
 
@@ -200,6 +209,9 @@ def _render_function(
     name = function.name
     if function.numeric:
         return env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
+    if function.uses in functions.DIRECTIONAL_FUNCTION_NAMES:
+        directions = len(model.state) if function.uses == "C_dir_fun" else model.n_q  # M: the q half only
+        return env.get_template("jacobian_by_directions.py.j2").render(ctx=ctx, fn=function, directions=directions)
     if function.uses:
         return env.get_template(f"{name}.py.j2").render(ctx=ctx)
     if function.solve:
