@@ -239,9 +239,10 @@ FRAME_FUNCTIONS = (
     ),
 )
 
-#: The directional derivatives of ``M`` and ``C`` (``M_jac`` and ``C_jac`` times a direction ``dx``): a model whose
+#: The directional derivatives of ``M``, ``C`` and ``B_u`` (their Jacobians times a direction ``dx``): a model whose
 #: Jacobians have too many entries to write one by one (``Model.jacobians == "directions"``) gets these, and its
-#: ``M_jac_fun`` and ``C_jac_fun`` evaluate them along every state direction at once (:data:`BY_DIRECTIONS`).
+#: ``M_jac_fun``, ``C_jac_fun`` and ``input_matrix_jac_fun`` evaluate them along every state direction at once
+#: (:data:`BY_DIRECTIONS`).
 DIRECTIONAL_FUNCTIONS = (
     Function(
         "M_dir_fun",
@@ -257,10 +258,17 @@ DIRECTIONAL_FUNCTIONS = (
         (("C_dir", ("n", "n")),),
         ("C_dir",),
     ),
+    Function(
+        "input_matrix_dir_fun",
+        "Directional derivative of the input matrix: B_u_dir = sum_i dB_u/dx_i dx_i (input_matrix_jac times dx).",
+        (STATE, DIRECTION),
+        (("B_u_dir", ("n", "m")),),
+        ("B_u_dir",),
+    ),
 )
 DIRECTIONAL_FUNCTION_NAMES = tuple(f.name for f in DIRECTIONAL_FUNCTIONS)
 #: The Jacobian modules computed from a directional function, one state direction per batch entry.
-BY_DIRECTIONS = {"M_jac_fun": "M_dir_fun", "C_jac_fun": "C_dir_fun"}
+BY_DIRECTIONS = {"M_jac_fun": "M_dir_fun", "C_jac_fun": "C_dir_fun", "input_matrix_jac_fun": "input_matrix_dir_fun"}
 #: A model's Jacobians are written by directions from this many entries of ``C_jac`` (n·n·len(x)): TIAGo dual-arm
 #: (n = 101, 2.1 million) and dm_control's dog (85, 1.2 million) are; G1 with hands (49 speeds, 0.26 million) is not.
 DIRECTIONS_FROM = 1_000_000
@@ -272,13 +280,13 @@ def jacobians_by_directions(model: Model) -> bool:
 
 
 def _by_directions(result: tuple) -> tuple:
-    """``result`` with ``M_jac_fun`` and ``C_jac_fun`` as wrappers of :data:`DIRECTIONAL_FUNCTIONS` (which come just
-    before the first of them)."""
+    """``result`` with the Jacobian modules of :data:`BY_DIRECTIONS` as wrappers of the
+    :data:`DIRECTIONAL_FUNCTIONS` (each just before its wrapper)."""
+    directional = {f.name: f for f in DIRECTIONAL_FUNCTIONS}
     out: list = []
     for f in result:
         if f.name in BY_DIRECTIONS:
-            if not any(g.name in BY_DIRECTIONS.values() for g in out):
-                out += DIRECTIONAL_FUNCTIONS
+            out.append(directional[BY_DIRECTIONS[f.name]])
             f = replace(f, arrays=(), uses=BY_DIRECTIONS[f.name])
         out.append(f)
     return tuple(out)
@@ -439,7 +447,9 @@ def arrays(model: Model, method: str | None = None) -> tuple:
     if method is None:
         return tuple(sorted({a for f in for_model(model) for a in f.arrays + f.graph_arrays}))
     graph = method in ("graph", "tree")
-    return tuple(sorted({a for f in for_model(model) for a in (f.graph_arrays if graph and f.graph_arrays else f.arrays)}))
+    return tuple(
+        sorted({a for f in for_model(model) for a in (f.graph_arrays if graph and f.graph_arrays else f.arrays)})
+    )
 
 
 #: Functions by name.

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from itertools import combinations
 from collections.abc import Iterable, Sequence
+from itertools import combinations
 
 import sympy
 

@@ -1,11 +1,14 @@
-"""The constraint fields of :class:`~sls.derive.dynamics.Dynamics` as sympy expressions (the expanded route and
-the route of generalized speeds): :func:`constraint_terms`."""
+"""The constraint fields of :class:`~sls.derive.dynamics.Dynamics`: as sympy expressions (the expanded route and
+the route of generalized speeds, :func:`constraint_terms`) or as nodes of the expression graph (the graph routes,
+:func:`constraint_terms_graph`)."""
 
 from __future__ import annotations
 
 import sympy
 
 from sls.algebra.calculus import diff
+from sls.algebra.graph import Graph
+from sls.arrays import nest
 from sls.model import Model
 
 ZERO = sympy.Integer(0)
@@ -46,4 +49,51 @@ def constraint_terms(model: Model, rates: tuple, S: tuple | None = None) -> dict
         "constraint_jac_jac": tuple(jacobian(tuple(row), x) for row in A),
         "constraint_bias": tuple(bias),
         "constraint_bias_jac": jacobian(tuple(bias), x),
+    }
+
+
+def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: list | None = None) -> dict:
+    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained).
+
+    ``q`` (n_q) and ``dq`` (n: the speeds ``v``) are symbol nodes; ``S`` (n_q × n nodes) the kinematics
+    ``q̇ = S(q) v`` of a model with generalized speeds (``None``: ``v = q̇``). Holonomic rows ``c(q) = 0`` get
+    ``A = (∂c/∂q) S``, velocity rows (linear in ``v``) ``A = ∂w/∂v``; the bias ``g = −(∂(A v)/∂q) q̇ − 2ω A v − ω² c``
+    (``ω`` the model's stabilization). ``constraint_jac_jac`` (k, n, n_q + n) and ``constraint_bias_jac``
+    (k, n_q + n) are over the state ``x = [q; v]``."""
+    if not model.constrained:
+        return {}
+    n, n_q = len(dq), len(q)
+    x = q + dq
+    holonomic = [graph.from_sympy(c) for c in model.constraints]
+    rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
+    gradients = graph.jacobian(holonomic, q) if holonomic else []
+    if S is not None:
+        gradients = [
+            [graph.add([graph.mul((row[i], S[i][r])) for i in range(n_q) if S[i][r] != graph.zero]) for r in range(n)]
+            for row in gradients
+        ]
+    A = gradients + (graph.jacobian(rolling, dq) if rolling else [])
+    velocity = [graph.add(graph.mul((A[i][j], dq[j])) for j in range(n)) for i in range(len(holonomic))] + rolling
+    rates = dq if S is None else [graph.add([graph.mul((S[i][r], dq[r])) for r in range(n)]) for i in range(n_q)]
+    convective = graph.forward(velocity, dict(zip(q, rates)))
+    bias = [graph.neg(e) for e in convective]
+    if model.stabilization:
+        omega = sympy.Float(model.stabilization)
+        two_omega, omega2 = graph.number(2 * omega), graph.number(omega**2)
+        for i, v in enumerate(velocity):
+            terms = [bias[i], graph.neg(graph.mul((two_omega, v)))]
+            if i < len(holonomic):
+                terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
+            bias[i] = graph.add(terms)
+    A_flat = [e for row in A for e in row]
+    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n_q)]
+    k = len(A)
+    return {
+        "constraint": tuple(holonomic + rolling),
+        "constraint_jac": nest(A_flat, (k, n)),
+        "constraint_jac_jac": nest(
+            [dA[col][r] if col < n_q else graph.zero for r in range(k * n) for col in range(n_q + n)], (k, n, n_q + n)
+        ),
+        "constraint_bias": tuple(bias),
+        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, n_q + n)),
     }

@@ -16,6 +16,7 @@ import sympy
 
 from sls.algebra.graph import Graph
 from sls.arrays import flatten, nest, shape_of
+from sls.derive.constraint_terms import constraint_terms_graph
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
@@ -80,8 +81,6 @@ NEEDS_BY_ARRAY = {
     "fric": (),
     "fric_jac": ("fric_jac",),
     "B_u": ("B",),
-    "M_dir": ("M_dir",),
-    "C_dir": ("C_dir",),
     "B_u_jac": ("dB",),
     "T": (),
     "V": (),
@@ -97,6 +96,9 @@ NEEDS_BY_ARRAY = {
     "qdot": ("qdot",),
     "qdot_jac": ("qdot_jac",),
     **{name: ("frames",) for name in FRAME_ARRAYS},
+    "M_dir": ("M_dir",),
+    "C_dir": ("C_dir",),
+    "B_u_dir": ("B_dir",),
 }
 
 
@@ -108,53 +110,6 @@ def shared_arrays(graph: Graph, arrays: dict) -> dict:
     flats = {key: flatten(array) for key, array in arrays.items()}
     shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
     return {key: nest([next(shared) for _ in flat], shape_of(arrays[key])) for key, flat in flats.items()}
-
-
-def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: list | None = None) -> dict:
-    """The constraint fields of :class:`Dynamics` as nodes of ``graph`` (empty when unconstrained).
-
-    ``q`` (n_q) and ``dq`` (n: the speeds ``v``) are symbol nodes; ``S`` (n_q × n nodes) the kinematics
-    ``q̇ = S(q) v`` of a model with generalized speeds (``None``: ``v = q̇``). Holonomic rows ``c(q) = 0`` get
-    ``A = (∂c/∂q) S``, velocity rows (linear in ``v``) ``A = ∂w/∂v``; the bias ``g = −(∂(A v)/∂q) q̇ − 2ω A v − ω² c``
-    (``ω`` the model's stabilization). ``constraint_jac_jac`` (k, n, n_q + n) and ``constraint_bias_jac``
-    (k, n_q + n) are over the state ``x = [q; v]``."""
-    if not model.constrained:
-        return {}
-    n, n_q = len(dq), len(q)
-    x = q + dq
-    holonomic = [graph.from_sympy(c) for c in model.constraints]
-    rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
-    gradients = graph.jacobian(holonomic, q) if holonomic else []
-    if S is not None:
-        gradients = [
-            [graph.add([graph.mul((row[i], S[i][r])) for i in range(n_q) if S[i][r] != graph.zero]) for r in range(n)]
-            for row in gradients
-        ]
-    A = gradients + (graph.jacobian(rolling, dq) if rolling else [])
-    velocity = [graph.add(graph.mul((A[i][j], dq[j])) for j in range(n)) for i in range(len(holonomic))] + rolling
-    rates = dq if S is None else [graph.add([graph.mul((S[i][r], dq[r])) for r in range(n)]) for i in range(n_q)]
-    convective = graph.forward(velocity, dict(zip(q, rates)))
-    bias = [graph.neg(e) for e in convective]
-    if model.stabilization:
-        omega = sympy.Float(model.stabilization)
-        two_omega, omega2 = graph.number(2 * omega), graph.number(omega**2)
-        for i, v in enumerate(velocity):
-            terms = [bias[i], graph.neg(graph.mul((two_omega, v)))]
-            if i < len(holonomic):
-                terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
-            bias[i] = graph.add(terms)
-    A_flat = [e for row in A for e in row]
-    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n_q)]
-    k = len(A)
-    return {
-        "constraint": tuple(holonomic + rolling),
-        "constraint_jac": nest(A_flat, (k, n)),
-        "constraint_jac_jac": nest(
-            [dA[col][r] if col < n_q else graph.zero for r in range(k * n) for col in range(n_q + n)], (k, n, n_q + n)
-        ),
-        "constraint_bias": tuple(bias),
-        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, n_q + n)),
-    }
 
 
 def _tuples(array: object) -> object:
@@ -177,7 +132,7 @@ class GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = (
         "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
-        "qdot", "qdot_jac", "frames", "M_dir", "C_dir",
+        "qdot", "qdot_jac", "frames", "M_dir", "C_dir", "B_dir",
     )  # fmt: skip
 
     # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
@@ -265,7 +220,7 @@ class GraphTerms:
         """``G = Γ(v)ᵀ M − M Γ(v)`` (n × n), ``Γ(v)[j][k] = Σ_b γ^j_kb v_b``.
 
         As :func:`sls.derive.speeds.gyroscopic_matrix`, on the graph."""
-        graph, n, dq, M = self.graph, self.n, self.dq, self.get("M")
+        graph, n, dq, M, zero = self.graph, self.n, self.dq, self.get("M"), self.graph.zero
         structure = self.kinematics.structure if self.kinematics is not None else ()
         Gamma = [
             [
@@ -276,11 +231,14 @@ class GraphTerms:
             ]
             for j in range(n)
         ]
+        # Γ is zero outside the quaternion joints' blocks: the products with its zeros are left out (a zero adds
+        # nothing to a sum), n² instead of n³ of them on a robot with two free joints
+        by_column = [[j for j in range(n) if Gamma[j][k] != zero] for k in range(n)]
         return [
             [
                 graph.sub(
-                    graph.add([graph.mul((Gamma[j][k], M[j][col])) for j in range(n)]),
-                    graph.add([graph.mul((M[k][j], Gamma[j][col])) for j in range(n)]),
+                    graph.add([graph.mul((Gamma[j][k], M[j][col])) for j in by_column[k]]),
+                    graph.add([graph.mul((M[k][j], Gamma[j][col])) for j in by_column[col]]),
                 )
                 for col in range(n)
             ]
@@ -328,6 +286,10 @@ class GraphTerms:
     def _C_dir(self) -> list:
         """``Σ_i ∂C/∂x_i dx_i`` (n·n nodes, row-major): ``C_jac``'s columns one direction at a time."""
         return self._directional(self.get("C"), self.x)
+
+    def _B_dir(self) -> list:
+        """``Σ_i ∂B_u/∂x_i dx_i`` (n·m nodes, row-major): ``input_matrix_jac``'s columns one direction at a time."""
+        return self._directional(self.get("B"), self.x)
 
     def _phi_jac(self) -> list:
         return self.graph.jacobian(self.get("phi"), self.x)
@@ -460,12 +422,13 @@ class GraphTerms:
 
     def _arrays(self, d: Dynamics, names: Sequence[str]) -> dict:
         """The arrays ``names`` of :func:`function_arrays` (``rhs``, ``drhs``, ``tau`` built here, in that order)."""
-        all_arrays = function_arrays(d, [name for name in names if name not in DIRECTION_ARRAYS], tau=self.tau,
-                                     rhs=self.rhs)
-        n = self.n
-        for name in DIRECTION_ARRAYS:
+        all_arrays = function_arrays(
+            d, [name for name in names if name not in DIRECTION_ARRAYS], tau=self.tau, rhs=self.rhs
+        )
+        n, m = self.n, self.model.m
+        for name, step, shape in (("M_dir", "M_dir", (n, n)), ("C_dir", "C_dir", (n, n)), ("B_u_dir", "B_dir", (n, m))):
             if name in names:
-                all_arrays[name] = nest(self.get(name[0] + "_dir"), (n, n))
+                all_arrays[name] = nest(self.get(step), shape)
         return {name: all_arrays[name] for name in names}
 
     #: Route-specific ``tau`` and ``rhs`` builders (``None``: from ``M``, ``h`` and ``φ``).

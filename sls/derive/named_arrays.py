@@ -56,10 +56,11 @@ def frame_array_names(model: object) -> tuple:
 
 
 #: The arrays ``qddot_fun`` and the graph route's ``linearized_model`` evaluate together.
-#: The directional derivatives ``Σ_i ∂M/∂x_i dx_i`` and ``Σ_i ∂C/∂x_i dx_i`` (n × n each, ``dx`` the symbols of
+#: The directional derivatives ``Σ_i ∂M/∂x_i dx_i``, ``Σ_i ∂C/∂x_i dx_i`` (n × n) and ``Σ_i ∂B_u/∂x_i dx_i`` (n × m;
+#: ``dx`` the symbols of
 #: :func:`direction_symbols`): the Jacobian modules of a model whose Jacobians have too many entries to write one by one
 #: (:data:`sls.functions.DIRECTIONAL_FUNCTIONS`; graph routes only).
-DIRECTION_ARRAYS = ("M_dir", "C_dir")
+DIRECTION_ARRAYS = ("M_dir", "C_dir", "B_u_dir")
 
 SOLVED_ARRAYS = ("M", "rhs", "residual_jac", "B_u")
 

@@ -154,7 +154,8 @@ class GraphReducer:
         g = self.graph
         mask = g.mask(g.symbol(s) for s in floats | late)
         late_mask = g.mask(g.symbol(s) for s in late) if late else 0
-        constants = [float(g.payload[e]) if g.is_number(e) else None for e in entries]
+        numbers = {e: float(g.payload[e]) for e in set(entries) if g.is_number(e)}  # each distinct number once
+        constants = [numbers.get(e) for e in entries]
         late_entries = [bool(g.deps[e] & late_mask) for e in entries]
         result = []
         plan = make_plan(g, entries)
@@ -162,7 +163,7 @@ class GraphReducer:
             lines, late_lines, printed = self._printer(path.style).phased_program(entries, late_mask, plan=plan)
             to_float = path.to_float
             if to_float is not None:
-                literals = {e: Expr.number(c) for e, c in zip(entries, constants) if c is not None}  # by node
+                literals = {e: Expr.number(c) for e, c in numbers.items()}  # by node
                 printed = [
                     literals[e] if c is not None else expr if g.deps[e] & mask else to_float(expr)
                     for e, expr, c in zip(entries, printed, constants)
