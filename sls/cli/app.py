@@ -253,6 +253,13 @@ def examples_command() -> None:
     help="xacro robots: a folder holding the ROS packages $(find PKG) and package://PKG name (repeatable).",
 )
 @click.option(
+    "--no-actuators",
+    "no_actuators",
+    is_flag=True,
+    help="MJCF models: read the file without its <actuator> elements (a force on every joint as the inputs), "
+    "e.g. for actuators with activation dynamics, which sls does not model.",
+)
+@click.option(
     "--base-orientation",
     "base_orientation",
     type=click.Choice(("quaternion", "euler")),
@@ -313,6 +320,7 @@ def generate_command(
     contact_at: tuple[str, ...],
     xacro_args: tuple[str, ...],
     package_paths: tuple[str, ...],
+    no_actuators: bool,
     simplify: bool,
     target: str,
     chosen: str | None,
@@ -360,6 +368,7 @@ def generate_command(
             parse_xacro_args(xacro_args),
             tuple(package_paths),
             tuple(contact_at),
+            actuators=not no_actuators,
         ),
     )
     if model_name is not None:

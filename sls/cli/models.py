@@ -33,7 +33,7 @@ from sls.readers.urdf.xacro_files import is_xacro
 class RobotOptions:
     """The command line's options for a URDF (or xacro) robot: ``--floating-base``, ``--base-orientation``,
     ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``), ``--package-path`` and ``--contact-at``
-    (``LINK=X,Y,Z[,ROLL,PITCH,YAW]``, repeatable)."""
+    (``LINK=X,Y,Z[,ROLL,PITCH,YAW]``, repeatable); for an MJCF file, ``--no-actuators`` (``actuators=False``)."""
 
     floating_base: bool = False
     base_orientation: str | None = None
@@ -42,6 +42,7 @@ class RobotOptions:
     xacro_args: dict = field(default_factory=dict)
     package_paths: tuple = ()
     contact_at: tuple = ()
+    actuators: bool = True
 
     def urdf_keywords(self) -> dict:
         """The keyword arguments of :func:`sls.load_urdf` these options give."""
@@ -151,6 +152,10 @@ def load_model(
     robot = bool(model and (Path(model).suffix == ".urdf" or is_xacro(model) or is_urdf_example(model)))
     if not robot and options.xacro_args:
         raise UsageError("--xacro-arg goes with a xacro file (NAME.urdf.xacro)")
+    if not options.actuators and not (model and Path(model).suffix in MJCF_SUFFIXES):
+        raise UsageError(
+            "--no-actuators goes with an MJCF file (NAME.xml); in a model file with [mjcf] write actuators = false"
+        )
     floating_base, base_orientation = options.floating_base, options.base_orientation
     frames, contacts = options.frames, options.contacts
     if floating_base and not robot:
@@ -219,7 +224,7 @@ def _load_file(model: str, options: RobotOptions) -> Model:
     if path.suffix == ".urdf" or is_xacro(path):
         return load_urdf(path, **options.urdf_keywords())
     if path.suffix in MJCF_SUFFIXES:
-        return load_mjcf(path)
+        return load_mjcf(path, actuators=options.actuators)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py, .urdf, .xacro or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:

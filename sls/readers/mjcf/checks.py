@@ -124,7 +124,14 @@ def _check_quaternion_joint(m: Any, j: int, fail: Any) -> None:
             )
 
 
-def _check_actuators(m: Any, fail: Any) -> None:
+#: How to read a file whose actuators sls does not model.
+WITHOUT_ACTUATORS = "; --no-actuators ([mjcf] actuators = false) reads it with a force on every joint instead"
+
+
+def _check_actuators(m: Any, refuse: Any) -> None:
+    def fail(message: str) -> None:
+        refuse(message + WITHOUT_ACTUATORS)
+
     if m.nu and (int(m.opt.disableflags) & DISABLE_ACTUATION or int(getattr(m.opt, "disableactuator", 0))):
         fail("<option> disables actuators: sls reads every actuator of the file; remove the flag")
     for i in range(m.nu):

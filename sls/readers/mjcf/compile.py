@@ -32,10 +32,11 @@ def mujoco_module() -> Any:
     return mujoco
 
 
-def compile_mjcf(path: Path, text: str | None = None) -> Any:
+def compile_mjcf(path: Path, text: str | None = None, actuators: bool = True) -> Any:
     """The compiled ``mujoco.MjModel`` of the MJCF file ``path`` (or of ``text``: then includes and meshes are
-    looked up relative to the working folder). A file MuJoCo cannot compile, or a URDF file, is one line naming
-    the file."""
+    looked up relative to the working folder); without ``actuators``, the model without its ``<actuator>``
+    elements (deleted from MuJoCo's ``MjSpec`` of the file before compiling). A file MuJoCo cannot compile, or a
+    URDF file, is one line naming the file."""
     mujoco = mujoco_module()
     filename = str(path)
     if text is None:
@@ -53,13 +54,23 @@ def compile_mjcf(path: Path, text: str | None = None) -> Any:
         raise ModelFileError(f"{filename}: a URDF file (its root element is <robot>), not MJCF; name it NAME.urdf")
     with _warnings_as_python(mujoco) as said:
         try:
-            m = mujoco.MjModel.from_xml_path(filename) if text is None else mujoco.MjModel.from_xml_string(text)
+            m = _compiled(mujoco, filename, text, actuators)
         except Exception as exc:  # MuJoCo's compiler: ValueError with its message (XML or model errors)
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise ModelFileError(f"{filename}: MuJoCo cannot compile it: {message}") from None
     for message in said:
         warnings.warn(f"{filename}: MuJoCo: {' '.join(message.split())}", MujocoWarning, stacklevel=3)
     return m
+
+
+def _compiled(mujoco: Any, filename: str, text: str | None, actuators: bool) -> Any:
+    """MuJoCo's model of the file (or of ``text``), its actuators deleted unless ``actuators``."""
+    if actuators:
+        return mujoco.MjModel.from_xml_path(filename) if text is None else mujoco.MjModel.from_xml_string(text)
+    spec = mujoco.MjSpec.from_file(filename) if text is None else mujoco.MjSpec.from_string(text)
+    for actuator in list(spec.actuators):
+        spec.delete(actuator)
+    return spec.compile()
 
 
 @contextmanager

@@ -47,7 +47,12 @@ SPRINGREF_PREFIX = "springref_"
 
 
 def load_mjcf(
-    path: str | Path, *, name: str | None = None, source: str | None = None, text: str | None = None
+    path: str | Path,
+    *,
+    name: str | None = None,
+    source: str | None = None,
+    text: str | None = None,
+    actuators: bool = True,
 ) -> Model:
     """Read an MJCF file (or its ``text``), compiled by MuJoCo, into a model; errors start with the file name.
 
@@ -55,10 +60,14 @@ def load_mjcf(
     named after the joints, in MuJoCo's order (``qpos``); one input per
     actuator (MuJoCo's order and names), or ``tau_<joint>`` on every joint when the file has no actuator. See
     :mod:`sls.readers.mjcf` for what is read and ``docs/mjcf.md`` for the conventions.
+
+    ``actuators=False`` reads the model without its ``<actuator>`` elements (as a file that has none: a
+    generalized force on every joint): for a file whose actuators sls does not model (activation dynamics,
+    muscles, ...) when the joints' forces are what you want to drive.
     """
     path = Path(path)
     filename = str(path)
-    m = compile_mjcf(path, text)
+    m = compile_mjcf(path, text, actuators)
     refuse_unsupported(m, filename)
     flags = int(m.opt.disableflags)
     friction = not flags & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
@@ -172,16 +181,19 @@ def _springs(m: Any, robot: Any, coordinates: list, enabled: bool) -> tuple:
 
 
 #: Keys of a TOML model file's ``[mjcf]`` table, and the other tables such a file may have.
-MJCF_TABLE_KEYS = ("file",)
+MJCF_TABLE_KEYS = ("file", "actuators")
 MJCF_FILE_KEYS = ("mjcf", "params")
 
 
 def load_mjcf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
-    """A TOML model file that points at an MJCF file: ``[mjcf]`` with ``file`` (relative to the TOML file);
-    ``[params]`` may change parameter defaults."""
+    """A TOML model file that points at an MJCF file: ``[mjcf]`` with ``file`` (relative to the TOML file) and
+    optionally ``actuators = false`` (:func:`load_mjcf`); ``[params]`` may change parameter defaults."""
     table = check_table_keys(data, path, "mjcf", MJCF_FILE_KEYS, MJCF_TABLE_KEYS, 'file = "robot.xml"')
     file = table.get("file")
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{path}: [mjcf]: 'file' must name the MJCF file (relative to this file)")
-    model = load_mjcf(Path(path).parent / file, name=name, source=source)
+    actuators = table.get("actuators", True)
+    if not isinstance(actuators, bool):
+        raise ModelFileError(f"{path}: [mjcf]: 'actuators' must be true or false, got {actuators!r}")
+    model = load_mjcf(Path(path).parent / file, name=name, source=source, actuators=actuators)
     return with_param_table(model, data.get("params", {}), path)

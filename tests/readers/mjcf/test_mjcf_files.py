@@ -177,6 +177,42 @@ def test_without_actuators_every_joint_gets_a_torque():
     assert [u.name for u in model.inputs] == ["tau_h"] and model.actuated and model.params == {}
 
 
+FILTERED = body(HINGE, '<actuator><general name="slow" joint="h" dyntype="filter" dynprm="0.1"/></actuator>')
+
+
+def test_without_its_actuators_a_file_reads_as_one_that_has_none(tmp_path):
+    """``actuators=False`` (``--no-actuators``, ``[mjcf] actuators = false``): the model of the same file without
+    its ``<actuator>`` block; refused actuators say so in their one line."""
+    with pytest.raises(sls.SlsError, match=r"activation dynamics .*--no-actuators \(\[mjcf\] actuators = false\)"):
+        load_mjcf("robot.xml", text=FILTERED)
+    read = load_mjcf("robot.xml", text=FILTERED, actuators=False)
+    stripped = load_mjcf("robot.xml", text=body(HINGE))
+    assert [u.name for u in read.inputs] == ["tau_h"]
+    for field in ("state", "inputs", "forces", "fric", "params"):
+        assert getattr(read, field) == getattr(stripped, field), field
+    assert read.T == stripped.T and read.V == stripped.V
+    (tmp_path / "filtered.xml").write_text(FILTERED)
+    runner = CliRunner()
+    result = runner.invoke(main, ["generate", str(tmp_path / "filtered.xml"), "--out", str(tmp_path / "refused")])
+    assert result.exit_code == 1 and "--no-actuators" in result.stderr and not (tmp_path / "refused").exists()
+    result = runner.invoke(
+        main, ["generate", str(tmp_path / "filtered.xml"), "--no-actuators", "--out", str(tmp_path / "pkg")]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert import_package(tmp_path / "pkg").INPUTS == ("tau_h",)
+    (tmp_path / "model.toml").write_text('[mjcf]\nfile = "filtered.xml"\nactuators = false\n')
+    assert [u.name for u in sls.load_toml(tmp_path / "model.toml").inputs] == ["tau_h"]
+    for args, says in [
+        (["--no-actuators"], "--no-actuators goes with an MJCF file (NAME.xml)"),
+        (["ur5", "--no-actuators"], "--no-actuators goes with an MJCF file (NAME.xml)"),
+    ]:
+        result = runner.invoke(main, ["generate", *args, "--out", str(tmp_path / "out")])
+        assert result.exit_code != 0 and says in result.stderr, result.stderr
+    (tmp_path / "bad.toml").write_text('[mjcf]\nfile = "filtered.xml"\nactuators = "no"\n')
+    with pytest.raises(sls.SlsError, match="'actuators' must be true or false"):
+        sls.load_toml(tmp_path / "bad.toml")
+
+
 def test_generate_from_the_command_line(tmp_path):
     (tmp_path / "small.xml").write_text(SMALL)
     result = CliRunner().invoke(main, ["generate", str(tmp_path / "small.xml"), "--out", str(tmp_path / "pkg")])
