@@ -287,12 +287,28 @@ def _dm_control_suite():
     return Path(spec.origin).parent / "suite"
 
 
-def test_dm_control_quadruped_is_refused_for_its_tendon_equalities():
-    """quadruped.xml: its free joints and its ball's free joint are read; its tendon equalities are not (with a free
-    joint), in one line naming the first."""
+def test_dm_control_quadruped_reads_without_its_actuators(tmp_path):
+    """quadruped.xml (a free joint, tendon equalities): refused for its actuators' activation dynamics; read without
+    them (``actuators=False``), its tendon equalities are constraints and ``M_fun`` equals ``mj_fullM``."""
     suite = _dm_control_suite()
-    with pytest.raises(sls.SlsError, match=r"equality constraint 'coupling_front_left' \(tendon\)"):
+    with pytest.raises(sls.SlsError, match="activation dynamics.*--no-actuators"):
         load_mjcf(suite / "quadruped.xml")
+    model = load_mjcf(suite / "quadruped.xml", actuators=False)
+    assert model.constrained and len(model.constraints) == 4 and model.m == model.n
+    sls.generate(model, tmp_path / "pkg", functions=["M_fun"])
+    package = import_package(tmp_path / "pkg")
+    spec = mujoco.MjSpec.from_file(str(suite / "quadruped.xml"))
+    for actuator in list(spec.actuators):
+        spec.delete(actuator)
+    m = smooth(spec.compile())
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(28)
+    for _ in range(3):
+        random_state(m, d, rng)
+        mujoco.mj_forward(m, d)
+        x = package.from_mujoco(d.qpos, d.qvel)
+        J = speed_map(m, d)
+        assert relative(package.M_fun(x), J.T @ full_mass_matrix(m, d) @ J) <= RELATIVE
 
 
 def test_dm_control_dog_equals_mujoco(tmp_path):
