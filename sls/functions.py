@@ -267,6 +267,9 @@ DIRECTIONAL_FUNCTIONS = (
     ),
 )
 DIRECTIONAL_FUNCTION_NAMES = tuple(f.name for f in DIRECTIONAL_FUNCTIONS)
+#: The state directions a Jacobian by directions evaluates its directional function along: ``"q"``, the first n_q
+#: (``M`` depends on the coordinates alone; its columns along the speeds are zero), or ``"x"``, all of them.
+DIRECTIONS_USED = {"M_dir_fun": "q", "C_dir_fun": "x", "input_matrix_dir_fun": "x"}
 #: The Jacobian modules computed from a directional function, one state direction per batch entry.
 BY_DIRECTIONS = {"M_jac_fun": "M_dir_fun", "C_jac_fun": "C_dir_fun", "input_matrix_jac_fun": "input_matrix_dir_fun"}
 #: A model's Jacobians are written by directions from this many entries of ``C_jac`` (n·n·len(x)): TIAGo dual-arm
@@ -277,6 +280,13 @@ DIRECTIONS_FROM = 1_000_000
 def jacobians_by_directions(model: Model) -> bool:
     """True when ``C_jac`` of ``model`` would have at least :data:`DIRECTIONS_FROM` entries."""
     return model.n * model.n * len(model.state) >= DIRECTIONS_FROM
+
+
+def directions_used(function: Function, model: Model) -> int:
+    """How many state directions (the first ones) the Jacobian ``function``, a wrapper of a directional function,
+    evaluates it along (:data:`DIRECTIONS_USED`)."""
+    assert function.uses is not None
+    return model_sizes((DIRECTIONS_USED[function.uses],), model)[0]
 
 
 def _by_directions(result: tuple) -> tuple:

@@ -210,7 +210,7 @@ def _render_function(
     if function.numeric:
         return env.get_template("constrained.py.j2").render(ctx=ctx, name=name)
     if function.uses in functions.DIRECTIONAL_FUNCTION_NAMES:
-        directions = model.n_q if function.uses == "M_dir_fun" else len(model.state)  # M: the q half only
+        directions = functions.directions_used(function, model)
         rows, columns = functions.model_sizes(function.outputs[0][1][:2], model)
         return env.get_template("jacobian_by_directions.py.j2").render(
             ctx=ctx, fn=function, directions=directions, rows=rows, columns=columns
