@@ -82,9 +82,10 @@ class CallArray:
 @dataclass(frozen=True)
 class SolveRows:
     """``linearized_model``'s solves in loops (see :func:`solve_body`): ``M Z = R`` for the right-hand sides
-    ``R = [−∂r/∂x, B_u]``, each row of ``Z`` copied into the lower rows of ``A`` and ``B`` by the helper as soon as
-    it is solved (a vectorized copy of a row in cache: a separate copy loop after the solves was 8 % of G1's
-    ``linearized_model``, scalar because ``A`` might alias ``R``). ``R`` is the start of the
+    ``R = [∂r/∂x, B_u]``, each row of ``Z`` copied into the lower rows of ``A`` (negated: ``A = −M⁻¹ ∂r/∂x``) and
+    ``B`` by the helper as soon as it is solved: a vectorized copy of a row in cache (a separate copy loop after
+    the solves was 8 % of G1's ``linearized_model``, scalar because ``A`` might alias ``R``), the sign there rather
+    than in a thousand stores of ``R``. ``R`` is the start of the
     function's workspace ``w`` (:func:`rows_size` doubles: n rows of 2n + m values padded to
     :func:`padded_columns`), stored there entry by entry as the values are computed (a long function's parts
     each store theirs: one initializer of every entry made one function that compilers took long over).
