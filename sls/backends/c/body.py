@@ -214,9 +214,9 @@ def solve_body(
     ``base`` (n_x = n_q + n state entries) has its ``A`` and ``B`` in the tangent space, written out
     (:mod:`sls.backends.c.tangent`).
 
-    A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``−∂r/∂x`` and
+    A phased ``linearized_model`` (the graph and tree routes) solves its right-hand sides ``∂r/∂x`` and
     ``B_u`` in loops (:class:`SolveRows`: one n × (2n + m) array, the helper ``<prefix>_solve_rows``, the
-    result copied into the lower rows of ``A`` and ``B``) rather than unrolled: 2n + m columns of
+    result copied into the lower rows of ``A``, negated, and ``B``) rather than unrolled: 2n + m columns of
     straight-line substitutions are much of the function on a robot arm, and a loop over a row's columns
     vectorizes. A tree's factor (``M = Lᵀ D L`` leaves first) passes only the entries of ``L`` that are not
     zero, with their places.
@@ -233,16 +233,16 @@ def solve_body(
         J, B_u = program.values["residual_jac"], program.values["B_u"]
         if base is None:
             rhs = [
-                _unsigned_zero(lowering.negated(J[a * 2 * n + col]) if col < 2 * n else B_u[a * m + col - 2 * n])
+                _unsigned_zero(J[a * 2 * n + col] if col < 2 * n else B_u[a * m + col - 2 * n])
                 for a in range(n)
                 for col in range(2 * n + m)
             ]
-        else:  # −∂r/∂x over the tangent columns: −[∂r/∂q S, ∂r/∂v]
+        else:  # ∂r/∂x over the tangent columns: [∂r/∂q S, ∂r/∂v]
             n_x = base.n_q + n
             rhs = [
                 value
                 for a in range(n)
-                for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base, -1.0) + B_u[a * m : (a + 1) * m]
+                for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base) + B_u[a * m : (a + 1) * m]
             ]
             statements += tangent.basis_lets(base)
         factor = program.ldl
@@ -256,7 +256,7 @@ def solve_body(
             tuple(expr_of(r) for r in factor.reciprocal),
             pattern,
         )
-        statements += _rows_stores(rhs, n, m)
+        statements += _in_order_of(statements, _rows_stores(rhs, n, m))
         upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
         if base is not None:
             upper_A = tangent.kinematic_rows(base)
@@ -285,6 +285,21 @@ def _rows_stores(rhs: Sequence[Value], n: int, m: int) -> list[Statement]:
         if not (isinstance(value, float) and value == 0.0)
     ]
     return [Zeros(WORKSPACE, rows_size(n, m)), *stores]
+
+
+def _in_order_of(earlier: Sequence[Statement], stores: list[Statement]) -> list[Statement]:
+    """``stores`` (a :class:`Zeros` first, then :class:`Store`\\ s) ordered by when their values are ready in
+    ``earlier``: the position of the last of the locals they read (a stable sort). :func:`schedule` computes each
+    value just before the first statement needing it, in the order of such statements: stores in the order their
+    values are derived keep fewer values alive across the parts of a long function than row by row (the Newton–Euler
+    derivatives come out pair by pair, not row by row)."""
+    where = {name: k for k, statement in enumerate(earlier) if (name := defines(statement)) is not None}
+
+    def ready(statement: Statement) -> int:
+        return max((where.get(name, -1) for name in statement.reads), default=-1)
+
+    zeros = [s for s in stores if isinstance(s, Zeros)]
+    return zeros + sorted((s for s in stores if not isinstance(s, Zeros)), key=ready)
 
 
 def _fill_after(call: CallArray, values: Sequence[Value], start: int) -> list[Statement]:

@@ -10,7 +10,7 @@ from sls import functions
 from sls.backends.c.body import CFunction
 from sls.backends.c.lanes import Lanes, lane_kernel
 from sls.backends.c.names import HEADER_MARK
-from sls.backends.c.statements import SolveRows, Statement, Zeros, row_block, stores
+from sls.backends.c.statements import CallArray, SolveRows, Statement, Zeros, row_block, stores
 from sls.lowering.arguments import PARAMETERS, bind_arguments
 
 if TYPE_CHECKING:  # a type only: no import at run time
@@ -133,6 +133,11 @@ class CSpec:
     notes: tuple[str, ...] = ()
     #: Whether the function's parts are also built for AVX2 and FMA (``<PREFIX>_CLONES``; the solving functions).
     clones: bool = False
+    #: Entries at the start of each output that the single-state call from Python does not check for being finite:
+    #: a robot's ``linearized_model``'s upper rows of ``A`` and ``B`` (``[0 I]``, or ``[−ad(v)/2, I]`` for a
+    #: quaternion base, and zeros) come from the state alone, which that call has checked (see
+    #: :func:`_state_rows`).
+    unchecked: tuple[int, int] = (0, 0)
 
 
 def function_spec(function: functions.Function, model: Model, prefix: str, names: dict, code: CFunction) -> CSpec:
@@ -193,7 +198,19 @@ def function_spec(function: functions.Function, model: Model, prefix: str, names
         solve_pattern=_solve_pattern(code.statements),
         notes=_notes(function, model),
         clones=bool(function.solve),
+        unchecked=_state_rows(code.statements),
     )
+
+
+def _state_rows(statements: list[Statement]) -> tuple[int, int]:
+    """The entries of ``A`` and ``B`` written from the state alone, at their start: the upper ``n`` rows of a
+    ``linearized_model`` that solves in loops (:class:`~sls.backends.c.statements.SolveRows`) and writes those
+    rows itself (no call of ``qdot_jac_fun``); ``(0, 0)`` for any other function."""
+    rows = [s for s in statements if isinstance(s, SolveRows)]
+    if len(rows) != 1 or any(isinstance(s, CallArray) for s in statements):
+        return (0, 0)
+    n, m = rows[0].n, rows[0].m
+    return (2 * n * n, n * m)
 
 
 def _solve_pattern(statements: list[Statement]) -> SolvePattern | None:

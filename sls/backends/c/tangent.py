@@ -12,7 +12,7 @@ and as ``pinocchio.computeABADerivatives`` does:
 * the lower rows are ``[∂v̇/∂q S(q), ∂v̇/∂v]``: every row over the ``n_x`` state columns mapped by
   :func:`tangent_row`, with ``S = ∂q̇/∂v`` block diagonal: ``R(quat)`` for the position, ``½ quat ⊗ (0, ·)``
   for the quaternion, the identity for the joints. The phased (tree route) programs map the right-hand sides
-  ``−∂r/∂x`` before their solves (``2n + m`` columns, as a model without a quaternion), the others map the
+  ``∂r/∂x`` before their solves (``2n + m`` columns, as a model without a quaternion), the others map the
   solved rows.
 
 The entries of ``S`` are bound once per call (:func:`basis_lets`, locals ``_ff_*``: names starting with ``_``
@@ -184,7 +184,7 @@ def _sum(terms: Sequence[tuple[float, Value, str]]) -> Value:
 
 def tangent_row(row: Sequence[Value], base: FreeFlyer, sign: float = 1.0) -> list[Value]:
     """A row over the ``n_x`` state columns (``∂/∂q`` then ``∂/∂v``) as a row over the ``2n`` tangent columns:
-    ``[sign·(row_q S), sign·row_v]`` (``sign`` ``±1``: ``−1`` for the right-hand sides ``−∂r/∂x``)."""
+    ``[sign·(row_q S), sign·row_v]`` (``sign`` ``±1``)."""
     n_q, n = base.n_q, base.n
     mapped: list[Value] = []
     for block in base.blocks:
