@@ -9,7 +9,6 @@ right-hand sides and call the runtime's Cholesky solve (no explicit inverse).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -74,10 +73,6 @@ def separated(names: Sequence[str]) -> str:
     return f"{', '.join(names)}, = _runtime.separate({', '.join(names)})"
 
 
-#: One operation of a printed expression (an operator or a call), to tell a temporary of one operation from longer ones.
-OPERATION = re.compile(r"[-+*/]|\w\(")
-
-
 def readers(statements: Iterable[Statement], values: Iterable[Value] = ()) -> Counter:
     """How many of ``statements`` and ``values`` (the outputs' entries) read each name."""
     count: Counter = Counter()
@@ -95,8 +90,10 @@ def kept(name: str) -> str:
 def lines_of(statements: Iterable[Statement], read_by: Counter | None = None) -> list[str]:
     """The ``Let`` statements as lines of Python (a JAX body has no checks: it cannot raise on values). The
     temporaries holding a sine or cosine are separated (:func:`separated`) before the first statement that
-    reads one of them, and at the end; those of more than one operation that ``read_by`` (name → readers) says are
-    read more than once pass through the runtime's ``keep`` (:func:`kept`) after their binding."""
+    reads one of them, and at the end; those that ``read_by`` (name → readers) says are read more than once pass
+    through the runtime's ``keep`` (:func:`kept`) after their binding when their expression holds two references or
+    more (names read or functions called: ``-a`` and ``0.5*a``, one operation, are not worth a kernel of their
+    own)."""
     lines: list[str] = []
     pending: list[str] = []
     read_by = read_by if read_by is not None else Counter()
@@ -110,7 +107,7 @@ def lines_of(statements: Iterable[Statement], read_by: Counter | None = None) ->
                 lines.append(f"{name} = {text}")
                 if any(call in text for call in SEPARATED):
                     pending.append(name)
-                elif read_by[name] > 1 and len(OPERATION.findall(text)) > 1:
+                elif read_by[name] > 1 and len(value.refs) > 1:
                     lines.append(kept(name))
             case _:
                 raise unknown_statement(statement, "the JAX target")
