@@ -133,6 +133,8 @@ def test_a_call_on_one_state_is_compiled_with_its_temporaries_kept_and_a_batch_a
     assert runtime.keep(value) is value  # outside a call on one state: unchanged
     kept = jax.jit(lambda v, one: _with_one(runtime, one, v))(jnp.asarray(3.0, dtype=jnp.float32), 1.0)
     assert kept.dtype == jnp.float32 and float(kept) == 3.0
+    single = np.float32(states[3])
+    assert f(single).dtype == jnp.float32  # float32 states stay float32 on the path of one state
 
 
 def _with_one(runtime, one, value):

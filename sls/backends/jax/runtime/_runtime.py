@@ -27,7 +27,7 @@ COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 ONE_STATE_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0, "xla_cpu_parallel_codegen_split_count": 1}
 
 #: The divisor of keep while a call on one state is traced: a traced 1.0 (an argument of the compiled function, which
-#: XLA cannot fold); None otherwise.
+#: XLA cannot fold; weakly typed); None otherwise.
 _ONE = contextvars.ContextVar("_ONE", default=None)
 
 
@@ -56,7 +56,7 @@ def jit(function):
             return plain(*args, **kwargs)
         try:
             if all(np.ndim(leaf) <= 1 for leaf in leaves):
-                return single(np.float64(1.0), args, kwargs)
+                return single(1.0, args, kwargs)  # a Python float: traced weakly typed, as the parameters
             return tuned(*args, **kwargs)
         except ValueError as error:  # under a caller's jit with no traced argument
             if "compiler_options" not in str(error):
@@ -72,9 +72,7 @@ def keep(value):
     (recursively: Solo-12's ``qddot_fun`` compiled 17 000 operations for its 4 000), not a division, so the value is
     computed once and the compilation has that much less to do. Exact (``v / 1.0 = v``)."""
     one = _ONE.get()
-    if one is None:
-        return value
-    return value / one.astype(jnp.result_type(value))
+    return value if one is None else value / one  # one is weakly typed: float32 values stay float32
 
 
 #: States per step when a batch is evaluated (lax.map over chunks of this many states, each chunk by jax.vmap): the
