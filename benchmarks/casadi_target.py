@@ -13,7 +13,8 @@ the ``qddot_fun`` and ``linearized_model`` graphs against the alternatives, and 
 * per call through ``Function.buffer()`` (arguments and results bound once to numpy arrays, then one evaluation:
   the graph's own time plus well under a microsecond), the fair comparison of the graphs;
 * adam-robotics (when installed): its CasADi mass matrix and bias force with ``casadi.solve`` on the same URDF,
-  measured the same ways; on Solo-12's quaternion base its ``aba_fun``.
+  measured the same ways; on Solo-12's quaternion base its ``aba_fun`` (numpy arguments, ``DM`` arguments,
+  ``Function.buffer()``, a map), beside a ``Function`` returning its input (CasADi's cost of a call alone).
 
 Every call is timed in interleaved rounds (:class:`Timings`, the best of 30), so the ratios hold on a shared machine.
 """
@@ -141,7 +142,13 @@ def solo_rows(folder: Path, quick: bool, timings: Timings) -> dict:
     u = rng.uniform(-1, 1, model.m)
     u[:6] = 0.0  # no wrench on the base (adam's aba has no such input)
     dm = [ca.DM(x), ca.DM(u), pkg.parameters()]
+    numbers = [x, u, np.asarray(dm[2]).ravel()]
+    timings.add("solo_call_us", lambda: qddot(*numbers))
     timings.add("solo_call_dm_us", lambda: qddot(*dm))
+    inputs = [ca.SX.sym(f"a{k}", qddot.size1_in(k)) for k in range(qddot.n_in())]
+    echo = ca.Function("echo", inputs, [inputs[0][: qddot.size1_out(0)]])  # no work: CasADi's call alone
+    timings.add("empty_call_us", lambda: echo(*numbers))
+    timings.add("empty_call_dm_us", lambda: echo(*dm))
     timings.add("solo_call_buffer_us", buffered(qddot, *dm))
     count = 200 if quick else 2000
     batch = [ca.repmat(a, 1, count) for a in dm]
@@ -164,6 +171,8 @@ def solo_rows(folder: Path, quick: bool, timings: Timings) -> dict:
     # the joints' accelerations are frame-free (adam's base acceleration is in its mixed representation)
     joints_sls = np.asarray(qddot(*dm)).ravel()[6:]
     result["adam_aba_agrees"] = float(np.max(np.abs(np.asarray(aba(*args)).ravel()[6:] - joints_sls)))
+    plain = [np.asarray(a) for a in args]
+    timings.add("adam_aba_call_us", lambda: aba(*plain))
     timings.add("adam_aba_call_dm_us", lambda: aba(*args))
     timings.add("adam_aba_call_buffer_us", buffered(aba, *args))
     mapped = buffered(aba.map(count), *(ca.repmat(a, 1, count) for a in args))
@@ -291,20 +300,26 @@ def table(r: dict) -> str:
         rows += [
             ("Solo-12 (quaternion base) `sls generate --target casadi`", f"{r['solo_generation_s']:.2f} s"),
             ("Solo-12 qddot_fun (vdot_fun) instructions", r["solo_instructions"]),
+            ("Solo-12 qddot_fun per call, numpy arguments", f"{r['solo_call_us']:.1f} µs"),
             ("Solo-12 qddot_fun per call, DM arguments", f"{r['solo_call_dm_us']:.1f} µs"),
+            ("a Function returning its input (same arguments), numpy arguments", f"{r['empty_call_us']:.1f} µs"),
+            ("a Function returning its input, DM arguments", f"{r['empty_call_dm_us']:.1f} µs"),
             ("Solo-12 qddot_fun per call through Function.buffer()", f"{r['solo_call_buffer_us']:.2f} µs"),
             ("Solo-12 qddot_fun per state in one Function.map", f"{r['solo_mapped_us']:.2f} µs"),
         ]
     if "adam_aba_instructions" in r:
         ratio = r["solo_call_dm_us"] / r["adam_aba_call_dm_us"]
         buffer_ratio = r["solo_call_buffer_us"] / r["adam_aba_call_buffer_us"]
+        numpy_ratio = r["solo_call_us"] / r["adam_aba_call_us"]
         rows += [
             ("Solo-12 adam aba_fun instructions", r["adam_aba_instructions"]),
+            ("Solo-12 adam aba_fun per call, numpy arguments", f"{r['adam_aba_call_us']:.1f} µs"),
             ("Solo-12 adam aba_fun per call, DM arguments", f"{r['adam_aba_call_dm_us']:.1f} µs"),
             ("Solo-12 adam − sls joint accelerations (max abs)", f"{r['adam_aba_agrees']:.1e}"),
             ("Solo-12 adam aba_fun per call through Function.buffer()", f"{r['adam_aba_call_buffer_us']:.2f} µs"),
             ("Solo-12 adam aba_fun per state in one Function.map", f"{r['adam_aba_mapped_us']:.2f} µs"),
-            ("Solo-12 sls / adam per call, DM arguments (goal ≤ 0.5)", f"{ratio:.2f}"),
+            ("Solo-12 sls / adam per call, numpy arguments (goal ≤ 0.5)", f"{numpy_ratio:.2f}"),
+            ("Solo-12 sls / adam per call, DM arguments", f"{ratio:.2f}"),
             ("Solo-12 sls / adam per call, Function.buffer()", f"{buffer_ratio:.2f}"),
         ]
     return "\n".join(["| CasADi target | |", "|---|---|", *[f"| {a} | {b} |" for a, b in rows]])

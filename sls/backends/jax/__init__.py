@@ -14,7 +14,9 @@ generic path) and solve by the runtime's Cholesky, unrolled on the entries at tr
 zero skipped and the order of least fill-in (``docs/jax.md`` has the measurements behind these choices: XLA's
 batched Cholesky and ``jax.jacfwd`` of ``xdot_fun`` were slower). The kernels' sines and cosines pass through the
 runtime's ``separate`` (XLA's fusion copied them into every kernel reading them), and a caller's ``jax.vmap`` maps
-a body in chunks of states as the package's own batching does (``_runtime.chunked``).
+a body in chunks of states as the package's own batching does (``_runtime.chunked``). The temporaries read more than
+once pass through ``_runtime.keep``: unchanged, except when one state is compiled on its own, where a division by a
+traced 1.0 keeps XLA from copying them (a short first compilation; ``_runtime.jit``).
 Generating needs no jax; the generated package does.
 Files are marked by the Python target's header (:data:`sls.backends.python.HEADER_MARK`).
 """

@@ -9,10 +9,11 @@ right-hand sides and call the runtime's Cholesky solve (no explicit inverse).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sls.lowering import Let, Lowered, SolveProgram, Statement, Value, text_of, unknown_statement
+from sls.lowering import Let, Lowered, SolveProgram, Statement, Value, expr_of, text_of, unknown_statement
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,30 @@ def separated(names: Sequence[str]) -> str:
     return f"{', '.join(names)}, = _runtime.separate({', '.join(names)})"
 
 
-def lines_of(statements: Iterable[Statement]) -> list[str]:
+def readers(statements: Iterable[Statement], values: Iterable[Value] = ()) -> Counter:
+    """How many of ``statements`` and ``values`` (the outputs' entries) read each name."""
+    count: Counter = Counter()
+    for reads in [statement.reads for statement in statements] + [expr_of(value).reads for value in values]:
+        count.update(set(reads))
+    return count
+
+
+def kept(name: str) -> str:
+    """The line passing the temporary ``name`` through the runtime's ``keep``: computed once (not copied into every
+    kernel reading it) when one state is compiled on its own; unchanged otherwise."""
+    return f"{name} = _runtime.keep({name})"
+
+
+def lines_of(statements: Iterable[Statement], read_by: Counter | None = None) -> list[str]:
     """The ``Let`` statements as lines of Python (a JAX body has no checks: it cannot raise on values). The
     temporaries holding a sine or cosine are separated (:func:`separated`) before the first statement that
-    reads one of them, and at the end."""
+    reads one of them, and at the end; those that ``read_by`` (name → readers) says are read more than once pass
+    through the runtime's ``keep`` (:func:`kept`) after their binding when their expression holds two references or
+    more (names read or functions called: ``-a`` and ``0.5*a``, one operation, are not worth a kernel of their
+    own)."""
     lines: list[str] = []
     pending: list[str] = []
+    read_by = read_by if read_by is not None else Counter()
     for statement in statements:
         match statement:
             case Let(name=name, value=value):
@@ -88,6 +107,8 @@ def lines_of(statements: Iterable[Statement]) -> list[str]:
                 lines.append(f"{name} = {text}")
                 if any(call in text for call in SEPARATED):
                     pending.append(name)
+                elif read_by[name] > 1 and len(value.refs) > 1:
+                    lines.append(kept(name))
             case _:
                 raise unknown_statement(statement, "the JAX target")
     if pending:
@@ -102,11 +123,13 @@ def pending_free(reads: Iterable[str], pending: Sequence[str]) -> bool:
 
 def build_kernel(lowered: Lowered) -> JaxKernel:
     """The :class:`JaxKernel` of an array function from its lowered path."""
-    outputs = {}
+    outputs, values = {}, []
     for name in lowered.outputs:
         shape, entries, _ = lowered.output(name)
         outputs[name] = JaxOutput(name, shape, array_text([entry.text() for entry in entries], shape))
-    return JaxKernel(lines=lines_of(lowered.printed.lines), outputs=outputs)
+        values += entries
+    statements = lowered.printed.lines
+    return JaxKernel(lines=lines_of(statements, readers(statements, values)), outputs=outputs)
 
 
 def _values_text(values: Sequence[Value], shape: tuple) -> str:
@@ -120,13 +143,14 @@ def _entries_text(values: Sequence[Value]) -> str:
 
 def solver_code(program: SolveProgram) -> JaxSolver:
     """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
-    lines = lines_of(program.lines) + lines_of(program.bindings)
     if program.unrolled:
         raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
+    statements = [*program.lines, *program.bindings, *program.late]
+    read_by = readers(statements, [value for values in program.values.values() for value in values])
     return JaxSolver(
-        lines=lines,
+        lines=lines_of(program.lines, read_by) + lines_of(program.bindings, read_by),
         arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
         accelerations=list(program.accelerations),
-        late=lines_of(program.late),
+        late=lines_of(program.late, read_by),
         entries={key: _entries_text(program.values[key]) for key in ("M", "rhs") if key in program.values},
     )

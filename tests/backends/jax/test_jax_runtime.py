@@ -105,3 +105,41 @@ def test_chunked_maps_a_long_batch_in_chunks_and_keeps_the_derivatives(runtime):
     grads = jax.vmap(jax.grad(lambda y: f(y, 2.0).sum()))(states[:5])
     plain = jax.vmap(jax.grad(lambda y: body(y, 2.0).sum()))(states[:5])
     np.testing.assert_allclose(np.asarray(grads), np.asarray(plain))
+
+
+def test_a_call_on_one_state_is_compiled_with_its_temporaries_kept_and_a_batch_as_before(runtime):
+    jnp = jax.numpy
+    traced_kept = []
+
+    def body(x):
+        traced_kept.append(runtime._ONE.get() is not None)
+        a = runtime.keep(x[..., 0] * x[..., 1] + x[..., 2])
+        return jnp.stack([a * a, a + x[..., 0], *runtime.separate(jnp.cos(x[..., 1]), jnp.sin(x[..., 1]))], axis=-1)
+
+    def want(x):
+        a = x[..., 0] * x[..., 1] + x[..., 2]
+        return np.stack([a * a, a + x[..., 0], np.cos(x[..., 1]), np.sin(x[..., 1])], axis=-1)
+
+    f = runtime.jit(body)
+    states = np.random.default_rng(4).normal(size=(5, 3)) * 10
+    np.testing.assert_allclose(np.asarray(f(states[0])), want(states[0]), rtol=1e-13)  # one state: kept
+    assert traced_kept == [True]
+    np.testing.assert_allclose(np.asarray(f(states)), want(states), rtol=1e-13)  # a batch: not kept
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(states[1])), want(states[1]), rtol=1e-13)  # a caller's jit
+    grad = jax.grad(lambda x: f(x)[0])(states[2])
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(jax.grad(lambda x: body(x)[0])(states[2])), rtol=1e-13)
+    assert traced_kept[1:] == [False] * (len(traced_kept) - 1)
+    value = jnp.asarray(2.5)
+    assert runtime.keep(value) is value  # outside a call on one state: unchanged
+    kept = jax.jit(lambda v, one: _with_one(runtime, one, v))(jnp.asarray(3.0, dtype=jnp.float32), 1.0)
+    assert kept.dtype == jnp.float32 and float(kept) == 3.0
+    single = np.float32(states[3])
+    assert f(single).dtype == jnp.float32  # float32 states stay float32 on the path of one state
+
+
+def _with_one(runtime, one, value):
+    token = runtime._ONE.set(one)
+    try:
+        return runtime.keep(value)
+    finally:
+        runtime._ONE.reset(token)

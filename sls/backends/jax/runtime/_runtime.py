@@ -1,5 +1,6 @@
 # The runtime of a generated JAX package: copied after the package's header as ``_runtime.py``.
 # A real module so that ruff and mypy read it; the comment block above the code is not copied.
+import contextvars
 import functools
 
 import jax
@@ -20,18 +21,42 @@ DEFAULT_FLOAT = jnp.float64
 COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
 
+#: Options of XLA's compilation of a call on one state (no batch axes) on its own: LLVM's optimization level 0 and one
+#: codegen module. One state takes microseconds to evaluate, so the first call's compilation is what counts: Solo-12's
+#: qddot_fun compiled in about a third of the CPU time with these and keep (docs/jax.md).
+ONE_STATE_OPTIONS = {**COMPILER_OPTIONS, "xla_backend_optimization_level": 0, "xla_cpu_parallel_codegen_split_count": 1}
+
+#: The divisor of keep while a call on one state is traced: a traced 1.0 (an argument of the compiled function, which
+#: XLA cannot fold; weakly typed); None otherwise.
+_ONE = contextvars.ContextVar("_ONE", default=None)
+
+
 def jit(function):
     """``function`` compiled by :func:`jax.jit`, with COMPILER_OPTIONS when it is called on its own: the decorator of
-    every public function of the package. JAX takes compiler options at the outermost jit only, so inside a caller's
-    transformation (tracers among the arguments, or a caller's jit around it) it is the plain ``jax.jit``."""
+    every public function of the package. A call on one state (every argument of at most one axis) is compiled with
+    ONE_STATE_OPTIONS and its temporaries kept (:func:`keep`). JAX takes compiler options at the outermost jit only,
+    so inside a caller's transformation (tracers among the arguments, or a caller's jit around it) it is the plain
+    ``jax.jit``."""
     plain = jax.jit(function)
     tuned = jax.jit(function, compiler_options=COMPILER_OPTIONS)
 
+    def kept(one, args, kwargs):
+        token = _ONE.set(one)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _ONE.reset(token)
+
+    single = jax.jit(kept, compiler_options=ONE_STATE_OPTIONS)
+
     @functools.wraps(function)
     def call(*args, **kwargs):
-        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs))):
+        leaves = jax.tree_util.tree_leaves((args, kwargs))
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
             return plain(*args, **kwargs)
         try:
+            if all(np.ndim(leaf) <= 1 for leaf in leaves):
+                return single(1.0, args, kwargs)  # a Python float: traced weakly typed, as the parameters
             return tuned(*args, **kwargs)
         except ValueError as error:  # under a caller's jit with no traced argument
             if "compiler_options" not in str(error):
@@ -39,6 +64,15 @@ def jit(function):
             return plain(*args, **kwargs)
 
     return call
+
+
+def keep(value):
+    """``value`` (a temporary of a body, read more than once), unchanged. While a call on one state is traced
+    (:func:`jit`) it is divided by a traced 1.0: XLA's CPU fusion copies a cheap operation into every kernel reading it
+    (recursively: Solo-12's ``qddot_fun`` compiled 17 000 operations for its 4 000), not a division, so the value is
+    computed once and the compilation has that much less to do. Exact (``v / 1.0 = v``)."""
+    one = _ONE.get()
+    return value if one is None else value / one  # one is weakly typed: float32 values stay float32
 
 
 #: States per step when a batch is evaluated (lax.map over chunks of this many states, each chunk by jax.vmap): the
@@ -155,6 +189,8 @@ def separate(*values):
     group NaN. ``docs/jax.md`` has the measurements."""
     if not values:
         return ()
+    if _ONE.get() is not None:  # one state compiled on its own: a division each (keep), no product
+        return tuple(keep(value) for value in values)
     out = []
     for start in range(0, len(values), SEPARATE):
         group = jnp.stack(jnp.broadcast_arrays(*values[start : start + SEPARATE]), axis=-1)
