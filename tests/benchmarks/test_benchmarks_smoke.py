@@ -17,7 +17,7 @@ def test_benchmarks_quick(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=360,  # a safety net, not a speed bound: the quick run takes about a minute alone
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
