@@ -61,6 +61,7 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.graph import Graph
+from sls.derive.inertia_rotation import AxisTurn, rotated, symmetric_times
 from sls.derive.joint_rotation import premultiplied, turn, turn_back
 from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
 from sls.model.tree import BALL, FREE
@@ -130,8 +131,12 @@ class AxisJoint:
             self.offset = vec.add([vec.num(t) for t in body.offset], slide)
         #: ``R_o R_q`` as nodes where turning vectors by it is cheaper (:mod:`sls.derive.joint_rotation`), else None
         self.turned: list[list[int]] | None = None
+        #: the turn ``R_q`` about a coordinate axis, for symmetric matrices (:mod:`sls.derive.inertia_rotation`)
+        self.axis_turn: AxisTurn | None = None
         if self.revolute and self.principal and self.c is not None and self.s is not None:
             self.turned = premultiplied(g, body.rotation, body.axis, self.c, self.s)
+            k = next(i for i, a in enumerate(axis) if a != 0)
+            self.axis_turn = AxisTurn(g, k, self.c, self.s, axis[k] < 0)
 
     def _rotate(self, v: list, sign: int) -> list:
         """``R_q v`` (``sign`` +1) or ``R_qᵀ v`` (``sign`` −1) about the body's axis."""
@@ -389,7 +394,7 @@ class TreeDynamics:
             for column, revolute, direction in _motion_axes(body, joint):
                 axis = [vec.num(a) for a in direction]
                 if revolute:
-                    f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
+                    f, n = vec.cross(axis, h), symmetric_times(self.graph, inertia, axis)
                 else:
                     f, n = vec.scale(m, axis), vec.cross(h, axis)
                 i = j
@@ -430,21 +435,22 @@ class TreeDynamics:
             m, h, inertia = masses[k], moments[k], inertias[k]
             p = joint.offset
             h_R = joint.to_parent(h)
-            I_R = _rotated(joint, inertia)
-            ph = vec.dot(p, h_R)
-            pp = vec.dot(p, p)
+            I_R = rotated(joint, inertia)
             two = g.number(2)
+            # the diagonal's 2 (p·u) − 2 p_a u_a + m (|p|² − p_a²) as Σ_{c≠a} (2 p_c u_c + m p_c²)
+            diagonal = [g.add((g.mul((two, p[c], h_R[c])), g.mul((m, p[c], p[c])))) for c in range(3)]
             shifted = [[g.zero] * 3 for _ in range(3)]  # every entry set below
             for a in range(3):
                 for b in range(a, 3):
-                    parts = [
-                        I_R[a][b],
-                        g.neg(g.mul((p[a], h_R[b]))),
-                        g.neg(g.mul((h_R[a], p[b]))),
-                        g.neg(g.mul((m, p[a], p[b]))),
-                    ]
                     if a == b:
-                        parts += [g.mul((two, ph)), g.mul((m, pp))]
+                        parts = [I_R[a][a]] + [diagonal[c] for c in range(3) if c != a]
+                    else:
+                        parts = [
+                            I_R[a][b],
+                            g.neg(g.mul((p[a], h_R[b]))),
+                            g.neg(g.mul((h_R[a], p[b]))),
+                            g.neg(g.mul((m, p[a], p[b]))),
+                        ]
                     shifted[a][b] = shifted[b][a] = g.add(parts)
             up = body.parent
             masses[up] = g.add((masses[up], m))
@@ -476,18 +482,3 @@ class TreeDynamics:
             terms.append(g.mul((vec.num(body.mass), height)))
             terms.append(vec.dot(up, [vec.num(x) for x in body.moment]))
         return g.mul((gravity, g.add(terms)))
-
-
-def _symmetric_times(vec: GraphVectors, S: list, v: list) -> list:
-    """``S v`` for a symmetric 3 × 3 matrix of nodes (its upper triangle read)."""
-    g = vec.g
-    return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
-
-
-def _rotated(joint: AxisJoint | QuaternionJoint, S: list) -> list:
-    """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
-    columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
-    rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]
-    # (R S Rᵀ)[a][b] = Σ_k (R S)[a][k] R[b][k] = (R (R S)ᵀ)[b][a]: rotate the rows of R S as columns.
-    rotated = [joint.to_parent(rows_of_RS[a]) for a in range(3)]  # rotated[a][b] = (R S Rᵀ)[b][a]
-    return [[rotated[b][a] for b in range(3)] for a in range(3)]
