@@ -167,8 +167,13 @@ def _packed_mass(M: Sequence[Value], n: int) -> str:
     triangle: numpy converts ``n (n + 1) / 2`` floats instead of ``n²``, packed as C doubles by the module's
     ``_PACK_UPPER`` (a ``struct.Struct(...).pack``; ``np.array`` of a list takes three times as long), and
     ``_M_FROM_UPPER`` maps every entry to its place in the packed triangle)."""
+    return "np.frombuffer(" + _packed_upper(M, n) + ")[_M_FROM_UPPER]"
+
+
+def _packed_upper(M: Sequence[Value], n: int) -> str:
+    """Code of the bytes of ``M``'s upper triangle packed row by row as C doubles (the module's ``_PACK_UPPER``)."""
     upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
-    return "np.frombuffer(_PACK_UPPER(" + ", ".join(map(text_of, upper)) + "))[_M_FROM_UPPER]"
+    return "_PACK_UPPER(" + ", ".join(map(text_of, upper)) + ")"
 
 
 def _lines(statements: Iterable[Statement], scalar: bool) -> list[str]:
@@ -284,6 +289,9 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
                 assembled = {k: _assemble(program.values[k], program.shapes[k], scalar) for k in program.values}
                 assembled["M"] = _packed_mass(program.values["M"], n)
                 generic = "return _generic(" + ", ".join(assembled.values()) + ", _x)"
+                if kind == functions.ACCELERATIONS:  # one LAPACK call on the packed triangle (the module's _packed)
+                    rows = "[" + ", ".join(map(text_of, program.values["rhs"])) + "]"
+                    generic = f"return _packed({_packed_upper(program.values['M'], n)}, {rows}, _x)"
             lines.append(generic)
         else:
             factor_lines = _lines(program.factor or [], scalar)
