@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.graph import Graph
-from sls.derive.inertia_rotation import AxisTurn, rotated, symmetric_times
+from sls.derive.inertia_rotation import UPPER, AxisTurn, rotated, symmetric_times
 from sls.derive.joint_rotation import premultiplied, turn, turn_back
 from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
 from sls.model.tree import BALL, FREE
@@ -425,37 +425,43 @@ class TreeDynamics:
         (R h) pᵀ + m (|p|² 1 − p pᵀ)``; only the upper triangle of ``I`` is used.
         """
         vec, g = self.vec, self.graph
-        masses = [vec.num(b.mass) for b in self.bodies]
-        moments = [[vec.num(x) for x in b.moment] for b in self.bodies]
-        inertias = [[[vec.num(x) for x in row] for row in b.inertia] for b in self.bodies]
-        for k in reversed(range(len(self.bodies))):
+        n = len(self.bodies)
+        # every composite entry as one flat sum (its numbers folded into one): the body's own, then its children's
+        mass_terms = [[vec.num(b.mass)] for b in self.bodies]
+        moment_terms = [[[vec.num(x)] for x in b.moment] for b in self.bodies]
+        inertia_terms = [{(a, c): [vec.num(b.inertia[a][c])] for a, c in UPPER} for b in self.bodies]
+        masses: list = [None] * n
+        moments: list = [None] * n
+        inertias: list = [None] * n
+        two = g.number(2)
+        for k in reversed(range(n)):
             body, joint = self.bodies[k], self.joints[k]
+            masses[k] = m = g.add(mass_terms[k])
+            moments[k] = h = [g.add(terms) for terms in moment_terms[k]]
+            entries = {key: g.add(terms) for key, terms in inertia_terms[k].items()}
+            inertias[k] = inertia = [[entries[min(a, c), max(a, c)] for c in range(3)] for a in range(3)]
             if body.parent < 0:
                 continue
-            m, h, inertia = masses[k], moments[k], inertias[k]
             p = joint.offset
             h_R = joint.to_parent(h)
             I_R = rotated(joint, inertia)
-            two = g.number(2)
-            # the diagonal's 2 (p·u) − 2 p_a u_a + m (|p|² − p_a²) as Σ_{c≠a} (2 p_c u_c + m p_c²)
-            diagonal = [g.add((g.mul((two, p[c], h_R[c])), g.mul((m, p[c], p[c])))) for c in range(3)]
-            shifted = [[g.zero] * 3 for _ in range(3)]  # every entry set below
-            for a in range(3):
-                for b in range(a, 3):
-                    if a == b:
-                        parts = [I_R[a][a]] + [diagonal[c] for c in range(3) if c != a]
-                    else:
-                        parts = [
-                            I_R[a][b],
-                            g.neg(g.mul((p[a], h_R[b]))),
-                            g.neg(g.mul((h_R[a], p[b]))),
-                            g.neg(g.mul((m, p[a], p[b]))),
-                        ]
-                    shifted[a][b] = shifted[b][a] = g.add(parts)
             up = body.parent
-            masses[up] = g.add((masses[up], m))
-            moments[up] = vec.add(moments[up], h_R, vec.scale(m, p))
-            inertias[up] = [[g.add((inertias[up][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
+            mass_terms[up].append(m)
+            for a in range(3):
+                moment_terms[up][a] += [h_R[a], g.mul((m, p[a]))]
+            # the diagonal's 2 (p·u) − 2 p_a u_a + m (|p|² − p_a²) as Σ_{c≠a} (2 p_c u_c + m p_c²)
+            twice = [g.mul((two, p[c], h_R[c])) for c in range(3)]
+            for a, b in UPPER:
+                parts = [I_R[a][b]]
+                if a == b:
+                    parts += [e for c in range(3) if c != a for e in (twice[c], g.mul((m, p[c], p[c])))]
+                else:
+                    parts += [
+                        g.neg(g.mul((p[a], h_R[b]))),
+                        g.neg(g.mul((h_R[a], p[b]))),
+                        g.neg(g.mul((m, p[a], p[b]))),
+                    ]
+                inertia_terms[up][a, b] += parts
         return list(zip(masses, moments, inertias))
 
     def kinetic_energy(self, dq: Sequence[int]) -> int:
