@@ -152,6 +152,10 @@ class SolverCode:
     uses_math: bool = True
     raises: bool = True
     packed: int = 0
+    #: A packed ``qddot_fun``'s scalar path: ``M``'s upper triangle (packed row by row) with its constant entries
+    #: (0.0 where the others go) and the places of the others, which it packs with the right-hand side.
+    constants: tuple = ()
+    symbolic: tuple = ()
 
 
 def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
@@ -272,6 +276,8 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
     """The :class:`SolverCode` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`:
     ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
+    constants: tuple = ()
+    symbolic: tuple = ()
     for scalar, program in zip((True, False), programs):
         early = reads_of((), [v for key, array in program.values.items() if key != "M" for v in array])
         kernel = reuse_names(needed_first(program.lines, early), _read_after_kernel(program))
@@ -290,8 +296,12 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
                 assembled["M"] = _packed_mass(program.values["M"], n)
                 generic = "return _generic(" + ", ".join(assembled.values()) + ", _x)"
                 if kind == functions.ACCELERATIONS:  # one LAPACK call on the packed triangle (the module's _packed)
-                    rows = "[" + ", ".join(map(text_of, program.values["rhs"])) + "]"
-                    generic = f"return _packed({_packed_upper(program.values['M'], n)}, {rows}, _x)"
+                    M = program.values["M"]
+                    upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
+                    given = [v for v in upper if not isinstance(v, float)] + list(program.values["rhs"])
+                    generic = "return _packed(_PACK_ENTRIES(" + ", ".join(map(text_of, given)) + "), _x)"
+                    constants = tuple(v if isinstance(v, float) else 0.0 for v in upper)
+                    symbolic = tuple(k for k, v in enumerate(upper) if not isinstance(v, float))
             lines.append(generic)
         else:
             factor_lines = _lines(program.factor or [], scalar)
@@ -311,6 +321,8 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
         # a phased program always catches the failure of its factorization; another only when it has one
         raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
         packed=0 if programs[0].unrolled else n,
+        constants=constants,
+        symbolic=symbolic,
     )
 
 

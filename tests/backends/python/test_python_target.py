@@ -562,7 +562,7 @@ def test_packed_solve_matches_numpy_and_falls_back(tmp_path):
 
     package = build(nlink_pendulum(12), tmp_path / "chain", "graph")
     module = sys.modules[package.__name__ + ".qddot_fun"]
-    assert "_packed(_PACK_UPPER(" in (tmp_path / "chain" / "qddot_fun.py").read_text()
+    assert "_packed(_PACK_ENTRIES(" in (tmp_path / "chain" / "qddot_fun.py").read_text()
     rng = np.random.default_rng(4)
     X, U = rng.uniform(-1.5, 1.5, (3, 24)), rng.uniform(-1, 1, (3, 12))
     batch = package.qddot_fun(X, U)
