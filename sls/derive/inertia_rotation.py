@@ -40,7 +40,7 @@ class AxisTurn:
 
     def __init__(self, g: Graph, k: int, c: int, s: int, negative: bool) -> None:
         self.g, self.k = g, k
-        self.c, self.s = c, (g.neg(s) if negative else s)
+        self.c, self.s, self.negative = c, s, negative  # −s on the products: no node −s per joint
         self._products: tuple | None = None
 
     def products(self) -> tuple:
@@ -61,16 +61,20 @@ class AxisTurn:
             return S[min(a, b), max(a, b)]
 
         s2, cs, two_cs, c2 = self.products()
+
+        def signed(node: int) -> int:
+            return g.neg(node) if self.negative else node
+
         u = g.sub(at(i, i), at(j, j))
-        t = g.add((g.mul((s2, u)), g.mul((two_cs, at(i, j)))))
+        t = g.add((g.mul((s2, u)), signed(g.mul((two_cs, at(i, j))))))
         out = {
             (k, k): at(k, k),
             (i, i): g.sub(at(i, i), t),
             (j, j): g.add((at(j, j), t)),
         }
-        out[min(i, j), max(i, j)] = g.add((g.mul((cs, u)), g.mul((c2, at(i, j)))))
-        ik = g.sub(g.mul((c, at(i, k))), g.mul((s, at(j, k))))
-        jk = g.add((g.mul((s, at(i, k))), g.mul((c, at(j, k)))))
+        out[min(i, j), max(i, j)] = g.add((signed(g.mul((cs, u))), g.mul((c2, at(i, j)))))
+        ik = g.sub(g.mul((c, at(i, k))), signed(g.mul((s, at(j, k)))))
+        jk = g.add((signed(g.mul((s, at(i, k)))), g.mul((c, at(j, k)))))
         out[min(i, k), max(i, k)] = ik
         out[min(j, k), max(j, k)] = jk
         return out

@@ -144,17 +144,19 @@ class AxisJoint:
         c, s = self.c, self.s
         if not self.revolute or c is None or s is None:
             return v
-        if sign < 0:
-            s = g.neg(s)
-        if self.principal:
+        if self.principal:  # the sign on the products, not on s: no node −s to bind per joint
             k = next(i for i, a in enumerate(self.body.axis) if constant(a) != 0)
-            if constant(self.body.axis[k]) < 0:
-                s = g.neg(s)
             i, j = (k + 1) % 3, (k + 2) % 3
             out = list(v)
-            out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
-            out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
+            if sign * (1 if constant(self.body.axis[k]) > 0 else -1) > 0:
+                out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
+                out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
+            else:
+                out[i] = g.add((g.mul((c, v[i])), g.mul((s, v[j]))))
+                out[j] = g.sub(g.mul((c, v[j])), g.mul((s, v[i])))
             return out
+        if sign < 0:
+            s = g.neg(s)
         # Rodrigues: R v = c v + s (a × v) + (1 − c)(a·v) a
         a = [vec.num(x) for x in self.body.axis]
         along = g.mul((g.sub(g.one, c), vec.dot(a, v)))
