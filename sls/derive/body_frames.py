@@ -32,6 +32,7 @@ import sympy
 
 from sls.algebra.graph import Graph
 from sls.derive import tree_bodies
+from sls.derive.body_slides import slid
 from sls.derive.rigid_body import TreeDynamics
 from sls.derive.tree_bodies import REVOLUTE
 from sls.model.tree import BALL, FREE
@@ -135,6 +136,13 @@ def spun(bodies: Sequence, placements: dict, revolute: Sequence[str]) -> tuple:
         count = operations(variant[0])
         if count < fewest:
             chosen, fewest = variant, count
+    axes = [_principal(b.axis) if b.kind in revolute else None for b in chosen[0]]
+    variant = slid(chosen[0], chosen[1], axes)
+    if variant[0] != chosen[0]:
+        if fewest < 0:
+            fewest = operations(chosen[0])
+        if operations(variant[0]) < fewest:
+            chosen = variant
     return chosen
 
 

@@ -61,6 +61,7 @@ from dataclasses import dataclass
 import sympy
 
 from sls.algebra.graph import Graph
+from sls.derive.inertia_rotation import UPPER, AxisTurn, rotated, symmetric_times
 from sls.derive.joint_rotation import premultiplied, turn, turn_back
 from sls.derive.tree_bodies import REVOLUTE, Body, bodies, constant, transpose
 from sls.model.tree import BALL, FREE
@@ -130,8 +131,12 @@ class AxisJoint:
             self.offset = vec.add([vec.num(t) for t in body.offset], slide)
         #: ``R_o R_q`` as nodes where turning vectors by it is cheaper (:mod:`sls.derive.joint_rotation`), else None
         self.turned: list[list[int]] | None = None
+        #: the turn ``R_q`` about a coordinate axis, for symmetric matrices (:mod:`sls.derive.inertia_rotation`)
+        self.axis_turn: AxisTurn | None = None
         if self.revolute and self.principal and self.c is not None and self.s is not None:
             self.turned = premultiplied(g, body.rotation, body.axis, self.c, self.s)
+            k = next(i for i, a in enumerate(axis) if a != 0)
+            self.axis_turn = AxisTurn(g, k, self.c, self.s, axis[k] < 0)
 
     def _rotate(self, v: list, sign: int) -> list:
         """``R_q v`` (``sign`` +1) or ``R_qᵀ v`` (``sign`` −1) about the body's axis."""
@@ -139,17 +144,19 @@ class AxisJoint:
         c, s = self.c, self.s
         if not self.revolute or c is None or s is None:
             return v
-        if sign < 0:
-            s = g.neg(s)
-        if self.principal:
+        if self.principal:  # the sign on the products, not on s: no node −s to bind per joint
             k = next(i for i, a in enumerate(self.body.axis) if constant(a) != 0)
-            if constant(self.body.axis[k]) < 0:
-                s = g.neg(s)
             i, j = (k + 1) % 3, (k + 2) % 3
             out = list(v)
-            out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
-            out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
+            if sign * (1 if constant(self.body.axis[k]) > 0 else -1) > 0:
+                out[i] = g.sub(g.mul((c, v[i])), g.mul((s, v[j])))
+                out[j] = g.add((g.mul((s, v[i])), g.mul((c, v[j]))))
+            else:
+                out[i] = g.add((g.mul((c, v[i])), g.mul((s, v[j]))))
+                out[j] = g.sub(g.mul((c, v[j])), g.mul((s, v[i])))
             return out
+        if sign < 0:
+            s = g.neg(s)
         # Rodrigues: R v = c v + s (a × v) + (1 − c)(a·v) a
         a = [vec.num(x) for x in self.body.axis]
         along = g.mul((g.sub(g.one, c), vec.dot(a, v)))
@@ -389,7 +396,7 @@ class TreeDynamics:
             for column, revolute, direction in _motion_axes(body, joint):
                 axis = [vec.num(a) for a in direction]
                 if revolute:
-                    f, n = vec.cross(axis, h), _symmetric_times(vec, inertia, axis)
+                    f, n = vec.cross(axis, h), symmetric_times(self.graph, inertia, axis)
                 else:
                     f, n = vec.scale(m, axis), vec.cross(h, axis)
                 i = j
@@ -420,36 +427,43 @@ class TreeDynamics:
         (R h) pᵀ + m (|p|² 1 − p pᵀ)``; only the upper triangle of ``I`` is used.
         """
         vec, g = self.vec, self.graph
-        masses = [vec.num(b.mass) for b in self.bodies]
-        moments = [[vec.num(x) for x in b.moment] for b in self.bodies]
-        inertias = [[[vec.num(x) for x in row] for row in b.inertia] for b in self.bodies]
-        for k in reversed(range(len(self.bodies))):
+        n = len(self.bodies)
+        # every composite entry as one flat sum (its numbers folded into one): the body's own, then its children's
+        mass_terms = [[vec.num(b.mass)] for b in self.bodies]
+        moment_terms = [[[vec.num(x)] for x in b.moment] for b in self.bodies]
+        inertia_terms = [{(a, c): [vec.num(b.inertia[a][c])] for a, c in UPPER} for b in self.bodies]
+        masses: list = [None] * n
+        moments: list = [None] * n
+        inertias: list = [None] * n
+        two = g.number(2)
+        for k in reversed(range(n)):
             body, joint = self.bodies[k], self.joints[k]
+            masses[k] = m = g.add(mass_terms[k])
+            moments[k] = h = [g.add(terms) for terms in moment_terms[k]]
+            entries = {key: g.add(terms) for key, terms in inertia_terms[k].items()}
+            inertias[k] = inertia = [[entries[min(a, c), max(a, c)] for c in range(3)] for a in range(3)]
             if body.parent < 0:
                 continue
-            m, h, inertia = masses[k], moments[k], inertias[k]
             p = joint.offset
             h_R = joint.to_parent(h)
-            I_R = _rotated(joint, inertia)
-            ph = vec.dot(p, h_R)
-            pp = vec.dot(p, p)
-            two = g.number(2)
-            shifted = [[g.zero] * 3 for _ in range(3)]  # every entry set below
+            I_R = rotated(joint, inertia)
+            up = body.parent
+            mass_terms[up].append(m)
             for a in range(3):
-                for b in range(a, 3):
-                    parts = [
-                        I_R[a][b],
+                moment_terms[up][a] += [h_R[a], g.mul((m, p[a]))]
+            # the diagonal's 2 (p·u) − 2 p_a u_a + m (|p|² − p_a²) as Σ_{c≠a} (2 p_c u_c + m p_c²)
+            twice = [g.mul((two, p[c], h_R[c])) for c in range(3)]
+            for a, b in UPPER:
+                parts = [I_R[a][b]]
+                if a == b:
+                    parts += [e for c in range(3) if c != a for e in (twice[c], g.mul((m, p[c], p[c])))]
+                else:
+                    parts += [
                         g.neg(g.mul((p[a], h_R[b]))),
                         g.neg(g.mul((h_R[a], p[b]))),
                         g.neg(g.mul((m, p[a], p[b]))),
                     ]
-                    if a == b:
-                        parts += [g.mul((two, ph)), g.mul((m, pp))]
-                    shifted[a][b] = shifted[b][a] = g.add(parts)
-            up = body.parent
-            masses[up] = g.add((masses[up], m))
-            moments[up] = vec.add(moments[up], h_R, vec.scale(m, p))
-            inertias[up] = [[g.add((inertias[up][a][b], shifted[a][b])) for b in range(3)] for a in range(3)]
+                inertia_terms[up][a, b] += parts
         return list(zip(masses, moments, inertias))
 
     def kinetic_energy(self, dq: Sequence[int]) -> int:
@@ -476,18 +490,3 @@ class TreeDynamics:
             terms.append(g.mul((vec.num(body.mass), height)))
             terms.append(vec.dot(up, [vec.num(x) for x in body.moment]))
         return g.mul((gravity, g.add(terms)))
-
-
-def _symmetric_times(vec: GraphVectors, S: list, v: list) -> list:
-    """``S v`` for a symmetric 3 × 3 matrix of nodes (its upper triangle read)."""
-    g = vec.g
-    return [g.add([g.mul((S[min(a, b)][max(a, b)], v[b])) for b in range(3)]) for a in range(3)]
-
-
-def _rotated(joint: AxisJoint | QuaternionJoint, S: list) -> list:
-    """``R S Rᵀ`` (``R = R_o R_q``, the joint's child-to-parent rotation) of a symmetric ``S``: upper triangle valid."""
-    columns = [joint.to_parent([S[min(a, b)][max(a, b)] for a in range(3)]) for b in range(3)]  # R S, by columns
-    rows_of_RS = [[columns[b][a] for b in range(3)] for a in range(3)]
-    # (R S Rᵀ)[a][b] = Σ_k (R S)[a][k] R[b][k] = (R (R S)ᵀ)[b][a]: rotate the rows of R S as columns.
-    rotated = [joint.to_parent(rows_of_RS[a]) for a in range(3)]  # rotated[a][b] = (R S Rᵀ)[b][a]
-    return [[rotated[b][a] for b in range(3)] for a in range(3)]

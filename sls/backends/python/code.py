@@ -152,6 +152,10 @@ class SolverCode:
     uses_math: bool = True
     raises: bool = True
     packed: int = 0
+    #: A packed ``qddot_fun``'s scalar path: ``M``'s upper triangle (packed row by row) with its constant entries
+    #: (0.0 where the others go) and the places of the others, which it packs with the right-hand side.
+    constants: tuple = ()
+    symbolic: tuple = ()
 
 
 def _assemble(values: Sequence[Value], shape: tuple, scalar: bool) -> str:
@@ -167,8 +171,13 @@ def _packed_mass(M: Sequence[Value], n: int) -> str:
     triangle: numpy converts ``n (n + 1) / 2`` floats instead of ``n²``, packed as C doubles by the module's
     ``_PACK_UPPER`` (a ``struct.Struct(...).pack``; ``np.array`` of a list takes three times as long), and
     ``_M_FROM_UPPER`` maps every entry to its place in the packed triangle)."""
+    return "np.frombuffer(" + _packed_upper(M, n) + ")[_M_FROM_UPPER]"
+
+
+def _packed_upper(M: Sequence[Value], n: int) -> str:
+    """Code of the bytes of ``M``'s upper triangle packed row by row as C doubles (the module's ``_PACK_UPPER``)."""
     upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
-    return "np.frombuffer(_PACK_UPPER(" + ", ".join(map(text_of, upper)) + "))[_M_FROM_UPPER]"
+    return "_PACK_UPPER(" + ", ".join(map(text_of, upper)) + ")"
 
 
 def _lines(statements: Iterable[Statement], scalar: bool) -> list[str]:
@@ -267,6 +276,8 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
     """The :class:`SolverCode` of a solving function of ``kind`` (:attr:`sls.functions.Function.solve`:
     ``qddot_fun``, ``linearized_model``) from its two lowered paths."""
     result = {}
+    constants: tuple = ()
+    symbolic: tuple = ()
     for scalar, program in zip((True, False), programs):
         early = reads_of((), [v for key, array in program.values.items() if key != "M" for v in array])
         kernel = reuse_names(needed_first(program.lines, early), _read_after_kernel(program))
@@ -284,6 +295,13 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
                 assembled = {k: _assemble(program.values[k], program.shapes[k], scalar) for k in program.values}
                 assembled["M"] = _packed_mass(program.values["M"], n)
                 generic = "return _generic(" + ", ".join(assembled.values()) + ", _x)"
+                if kind == functions.ACCELERATIONS:  # one LAPACK call on the packed triangle (the module's _packed)
+                    M = program.values["M"]
+                    upper = [M[a * n + b] for a in range(n) for b in range(a, n)]
+                    given = [v for v in upper if not isinstance(v, float)] + list(program.values["rhs"])
+                    generic = "return _packed(_PACK_ENTRIES(" + ", ".join(map(text_of, given)) + "), _x)"
+                    constants = tuple(v if isinstance(v, float) else 0.0 for v in upper)
+                    symbolic = tuple(k for k, v in enumerate(upper) if not isinstance(v, float))
             lines.append(generic)
         else:
             factor_lines = _lines(program.factor or [], scalar)
@@ -303,6 +321,8 @@ def solver_code(kind: str, programs: Sequence[SolveProgram], n: int, m: int) -> 
         # a phased program always catches the failure of its factorization; another only when it has one
         raises=programs[0].unrolled and (programs[0].phased or bool(programs[0].factor)),
         packed=0 if programs[0].unrolled else n,
+        constants=constants,
+        symbolic=symbolic,
     )
 
 

@@ -190,6 +190,8 @@ def _skeleton_of(code: object) -> Kernel | SolverCode:
             uses_math=code.uses_math,
             raises=code.raises,
             packed=code.packed,
+            constants=code.constants,
+            symbolic=code.symbolic,
         )
     if not isinstance(code, Kernel):
         raise TypeError(f"the Python target has no code of type {type(code).__name__}")

@@ -550,3 +550,29 @@ def test_modules_rendered_as_their_code_is_built_are_the_package_rendered_at_onc
     streamed = {key: finish(key, code) for key, code in codegen.kernels(dynamics).items()}
     assert any(isinstance(code, codegen.files.Rendered) for code in streamed.values())
     assert backend.render(model, streamed, False, dynamics.method) == at_once
+
+
+def test_packed_solve_matches_numpy_and_falls_back(tmp_path):
+    """A large model's scalar qddot_fun hands M's packed upper triangle to LAPACK's dppsv (scipy installed): the
+    same accelerations as the batch path's numpy solve and as numpy's fallback, and a mass matrix that is not
+    positive definite (a negative mass) still raises LinAlgError naming the state."""
+    import sys
+
+    from conftest import build
+
+    package = build(nlink_pendulum(12), tmp_path / "chain", "graph")
+    module = sys.modules[package.__name__ + ".qddot_fun"]
+    assert "_packed(_PACK_ENTRIES(" in (tmp_path / "chain" / "qddot_fun.py").read_text()
+    rng = np.random.default_rng(4)
+    X, U = rng.uniform(-1.5, 1.5, (3, 24)), rng.uniform(-1, 1, (3, 12))
+    batch = package.qddot_fun(X, U)
+    scalar = [package.qddot_fun(x, u) for x, u in zip(X, U)]
+    assert module._DPPSV  # scipy is a test dependency: the LAPACK call was taken
+    np.testing.assert_allclose(scalar, batch, rtol=1e-10, atol=1e-10)
+    module._DPPSV = False  # as without scipy
+    try:
+        np.testing.assert_allclose([package.qddot_fun(x, u) for x, u in zip(X, U)], batch, rtol=1e-10, atol=1e-10)
+    finally:
+        module._DPPSV = None
+    with pytest.raises(np.linalg.LinAlgError, match="singular or not positive definite"):
+        package.qddot_fun(X[0], U[0], m12=-50.0)
