@@ -143,12 +143,13 @@ def _entries_text(values: Sequence[Value]) -> str:
 
 def solver_code(program: SolveProgram) -> JaxSolver:
     """The :class:`JaxSolver` of a solving function from its lowered program (not unrolled)."""
-    if program.unrolled:
-        raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
     statements = [*program.lines, *program.bindings, *program.late]
     read_by = readers(statements, [value for values in program.values.values() for value in values])
+    lines = lines_of(program.lines, read_by) + lines_of(program.bindings, read_by)  # an unknown statement fails here
+    if program.unrolled:
+        raise ValueError("the JAX target solves from the assembled arrays (unroll_max = 0)")
     return JaxSolver(
-        lines=lines_of(program.lines, read_by) + lines_of(program.bindings, read_by),
+        lines=lines,
         arrays={key: _values_text(program.values[key], program.shapes[key]) for key in program.values},
         accelerations=list(program.accelerations),
         late=lines_of(program.late, read_by),
