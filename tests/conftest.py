@@ -141,3 +141,14 @@ def agree(got, want, what: str, tol: float = 1e-12, same_type: bool = True) -> N
     assert got.shape == want.shape and got.dtype == want.dtype == np.float64, f"{what}: {got.shape} != {want.shape}"
     scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, err_msg=what)
+
+
+def random_states(package, count: int, seed: int, spread: float) -> np.ndarray:
+    """``count`` random states of a generated ``package``: coordinates uniform in ``[-spread, spread]`` (unit
+    quaternions through ``package.normalize`` where the model has them), speeds standard normal."""
+    rng = np.random.default_rng(seed)
+    n_q, n_v = getattr(package, "N_Q", package.N_DOF), getattr(package, "N_V", package.N_DOF)
+    q = rng.uniform(-spread, spread, size=(count, n_q))
+    if hasattr(package, "normalize"):
+        q = np.array([package.normalize(qk) for qk in q])
+    return np.concatenate([q, rng.normal(size=(count, n_v))], axis=1)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import random_states
 
 import sls
 import sls.derive.tree_route as tree_route
@@ -68,13 +69,7 @@ def packages(request, tmp_path, monkeypatch):
 
 
 def _states(package, count: int, seed: int = 3) -> np.ndarray:
-    """Random states with unit quaternions (``package.normalize``) where the model has them."""
-    rng = np.random.default_rng(seed)
-    n_q, n_v = getattr(package, "N_Q", package.N_DOF), getattr(package, "N_V", package.N_DOF)
-    q = rng.uniform(-1.5, 1.5, size=(count, n_q))
-    if hasattr(package, "normalize"):
-        q = np.array([package.normalize(qk) for qk in q])
-    return np.concatenate([q, rng.normal(size=(count, n_v))], axis=1)
+    return random_states(package, count, seed, 1.5)
 
 
 def test_coriolis_matrix_equals_the_christoffel_sum(packages):

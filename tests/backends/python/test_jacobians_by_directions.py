@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import import_package
+from conftest import import_package, random_states
 
 import sls
 from sls import functions
@@ -62,12 +62,7 @@ def _driven(tmp_path: Path):
 
 
 def _states(package, count: int, seed: int = 2) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    n_q, n_v = getattr(package, "N_Q", package.N_DOF), getattr(package, "N_V", package.N_DOF)
-    q = rng.uniform(-1.2, 1.2, size=(count, n_q))
-    if hasattr(package, "normalize"):
-        q = np.array([package.normalize(qk) for qk in q])
-    return np.concatenate([q, rng.normal(size=(count, n_v))], axis=1)
+    return random_states(package, count, seed, 1.2)
 
 
 CASES = {
