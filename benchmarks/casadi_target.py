@@ -7,9 +7,11 @@ the ``qddot_fun`` and ``linearized_model`` graphs against the alternatives, and 
   ``casadi.solve(M_fun, u - tau_fun(x, 0))`` (CasADi's own symbolic solve of the same arrays) and against the
   operations of the C target's ``qddot_fun`` (operators and calls counted in its source); ``linearized_model``
   (the lowering's solves) against ``casadi.jacobian`` of ``xdot_fun``;
-* per call: ``qddot_fun(x, u, p)`` from Python with numpy arguments and with ``DM`` arguments (CasADi converts
-  each numpy argument, some 15-20 µs: a function returning its input costs as much), the same evaluated 10⁴
-  times by one ``Function.map`` (the graph's own cost per state), and the numpy target's ``qddot_fun`` for scale;
+* per call: ``qddot_fun(x, u, p)`` from Python with numpy arguments (the package's call path: the arguments
+  copied into ``Function.buffer()``; on Solo-12 also the same graph as a plain ``casadi.Function``, where CasADi
+  converts each numpy argument, some 15-20 µs: a function returning its input costs as much) and with ``DM``
+  arguments, the same evaluated 10⁴ times by one ``Function.map`` (the graph's own cost per state), and the numpy
+  target's ``qddot_fun`` for scale;
 * per call through ``Function.buffer()`` (arguments and results bound once to numpy arrays, then one evaluation:
   the graph's own time plus well under a microsecond), the fair comparison of the graphs;
 * adam-robotics (when installed): its CasADi mass matrix and bias force with ``casadi.solve`` on the same URDF,
@@ -144,6 +146,9 @@ def solo_rows(folder: Path, quick: bool, timings: Timings) -> dict:
     dm = [ca.DM(x), ca.DM(u), pkg.parameters()]
     numbers = [x, u, np.asarray(dm[2]).ravel()]
     timings.add("solo_call_us", lambda: qddot(*numbers))
+    own = ca.Function.deserialize(qddot.serialize())  # the same graph as a plain casadi.Function
+    timings.add("solo_call_casadi_us", lambda: own(*numbers))
+    timings.add("solo_call_mixed_us", lambda: qddot(x, u, dm[2]))
     timings.add("solo_call_dm_us", lambda: qddot(*dm))
     inputs = [ca.SX.sym(f"a{k}", qddot.size1_in(k)) for k in range(qddot.n_in())]
     echo = ca.Function("echo", inputs, [inputs[0][: qddot.size1_out(0)]])  # no work: CasADi's call alone
@@ -301,6 +306,11 @@ def table(r: dict) -> str:
             ("Solo-12 (quaternion base) `sls generate --target casadi`", f"{r['solo_generation_s']:.2f} s"),
             ("Solo-12 qddot_fun (vdot_fun) instructions", r["solo_instructions"]),
             ("Solo-12 qddot_fun per call, numpy arguments", f"{r['solo_call_us']:.1f} µs"),
+            (
+                "Solo-12 the same graph's call as a plain casadi.Function, numpy arguments",
+                f"{r['solo_call_casadi_us']:.1f} µs",
+            ),
+            ("Solo-12 qddot_fun per call, numpy x and u, p = parameters() (a DM)", f"{r['solo_call_mixed_us']:.1f} µs"),
             ("Solo-12 qddot_fun per call, DM arguments", f"{r['solo_call_dm_us']:.1f} µs"),
             ("a Function returning its input (same arguments), numpy arguments", f"{r['empty_call_us']:.1f} µs"),
             ("a Function returning its input, DM arguments", f"{r['empty_call_dm_us']:.1f} µs"),
