@@ -57,6 +57,7 @@ def test_jit_and_vmap_of_qddot_fun_and_linearized_model_agree(name, packages):
             jax.jit(f)(x, u, **params),
             jax.vmap(lambda x, u: f(x, u, **params))(x, u),  # noqa: B023 (called here)
             jax.jit(jax.vmap(lambda x, u: f(x, u, **params)))(x, u),  # noqa: B023
+            jax.jit(jax.vmap(lambda x, u: f(x, u, **params)), compiler_options=jx.COMPILER_OPTIONS)(x, u),  # noqa: B023
             tuple(np.stack(parts) for parts in zip(*[f(x[i], u[i], **params) for i in range(5)]))
             if function == "linearized_model"
             else np.stack([f(x[i], u[i], **params) for i in range(5)]),
