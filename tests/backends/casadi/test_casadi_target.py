@@ -246,6 +246,48 @@ def test_ur5_qddot_agrees_with_adam_robotics(tmp_path):
         close(pkg.qddot_fun(x, u, pkg.parameters()).full(), peer(x[:6], x[6:], u).full(), "UR5 qddot against adam")
 
 
+def quaternion_matrix(qx: float, qy: float, qz: float, qw: float) -> np.ndarray:
+    """The rotation of the unit quaternion [qx, qy, qz, qw]."""
+    return np.array(
+        [
+            [1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)],
+            [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)],
+            [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)],
+        ]
+    )
+
+
+def test_solo12_joint_accelerations_agree_with_adam_robotics_aba(tmp_path):
+    """Solo-12 on its quaternion base against an independent articulated-body algorithm in CasADi (adam-robotics'
+    aba_fun on the same URDF; its base velocity in the mixed representation: the body-frame speeds turned to the
+    world). The joints' accelerations do not depend on the base's frame convention."""
+    adam = pytest.importorskip("adam.casadi")
+    pin = pytest.importorskip("pinocchio")
+    urdf = (
+        Path(pin.__file__).resolve().parents[4] / "share/example-robot-data/robots/solo_description/robots/solo12.urdf"
+    )
+    if not urdf.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = sls.load_urdf(urdf, floating_base=True, name="solo12")
+    sls.generate(model, tmp_path / "ca", target="casadi")
+    pkg = import_package(tmp_path / "ca")
+    joints = [s.name for s in model.q][7:]
+    kin = adam.KinDynComputations(str(urdf), joints)
+    kin.g = np.array([0.0, 0.0, -pkg.PARAMS["g"], 0.0, 0.0, 0.0])
+    aba = kin.aba_fun()
+    rng = np.random.default_rng(12)
+    for _ in range(STATES):
+        q = np.concatenate([rng.uniform(-1, 1, 3), rng.normal(size=4), rng.uniform(-np.pi, np.pi, 12)])
+        q[3:7] /= np.linalg.norm(q[3:7])
+        v, tau = rng.uniform(-2, 2, 18), np.concatenate([np.zeros(6), rng.uniform(-3, 3, 12)])
+        R = quaternion_matrix(*q[3:7])
+        H = np.eye(4)
+        H[:3, :3], H[:3, 3] = R, q[:3]
+        want = np.asarray(aba(H, q[7:], np.concatenate([R @ v[:3], R @ v[3:6]]), v[6:], tau[6:])).ravel()[6:]
+        got = np.asarray(pkg.vdot_fun(np.concatenate([q, v]), tau, pkg.parameters())).ravel()[6:]
+        close(got, want, "Solo-12 joint accelerations against adam's aba")
+
+
 def test_do_mpc_stabilizes_the_cart_pole_from_30_degrees(tmp_path):
     """A do-mpc MPC on the generated do_mpc_model (horizon 1 s in 20 steps, |F| <= 20 N) brings the pole from 30° to
     upright; the plant is the numpy target's xdot_fun integrated by scipy between the MPC's steps (zero-order hold)."""
