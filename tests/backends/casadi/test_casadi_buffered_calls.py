@@ -81,8 +81,16 @@ def test_calls_casadi_keeps(cart_pole):
     same(got["qddot"], reference(x=STATE, u=0.4, p=p)["qddot"])
     same(function(ca.DM(STATE), ca.DM(0.4), p), reference(ca.DM(STATE), ca.DM(0.4), p))
     same(function(list(STATE), 0.4, p), reference(list(STATE), 0.4, p))
+    same(function(ca.DM(4, 1), 0.4, p), reference(ca.DM(4, 1), 0.4, p))  # a sparse DM: structural zeros
     same(function(STATE, 0.4, 9.81), reference(STATE, 0.4, 9.81))  # a number broadcast to a vector input
-    malformed = [(np.ones(3), 0.4, p), (np.ones((2, 2)), 0.4, p), (np.ones(4) + 1j, 0.4, p), ("x", 0.4, p), (STATE,)]
+    malformed = [
+        (np.ones(3), 0.4, p),
+        (np.ones((2, 2)), 0.4, p),
+        (np.ones(4) + 1j, 0.4, p),
+        ("x", 0.4, p),
+        (ca.DM.ones(2, 2), 0.4, p),
+        (STATE,),
+    ]
     for bad in malformed:
         with pytest.raises(Exception) as casadi_error:
             reference(*bad)
