@@ -288,6 +288,8 @@ def test_solo12_joint_accelerations_agree_with_adam_robotics_aba(tmp_path):
         close(got, want, "Solo-12 joint accelerations against adam's aba")
 
 
+# do-mpc's controller applies a numpy function to a casadi value (do_mpc/controller/_mpc.py; casadi issue #2959)
+@pytest.mark.filterwarnings("ignore:\\s*casadi. a numpy function was called on a casadi value:FutureWarning")
 def test_do_mpc_stabilizes_the_cart_pole_from_30_degrees(tmp_path):
     """A do-mpc MPC on the generated do_mpc_model (horizon 1 s in 20 steps, |F| <= 20 N) brings the pole from 30° to
     upright; the plant is the numpy target's xdot_fun integrated by scipy between the MPC's steps (zero-order hold)."""
