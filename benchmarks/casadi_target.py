@@ -256,7 +256,9 @@ def run(quick: bool = False, log=print) -> dict:
             **peer,
             **solo_rows(folder, quick, timings),
         }
-        timings.add("qddot_call_us", lambda: qddot(xs, us, ps))
+        p_numbers = np.asarray(ps).ravel()
+        timings.add("qddot_call_us", lambda: qddot(xs, us, p_numbers))
+        timings.add("qddot_call_mixed_us", lambda: qddot(xs, us, ps))
         timings.add("qddot_call_dm_us", lambda: qddot(*dm))
         timings.add("qddot_call_buffer_us", buffered(qddot, *dm))
         timings.add("qddot_mapped_us", lambda: mapped(Xd, Ud, ps), count)
@@ -280,6 +282,7 @@ def table(r: dict) -> str:
         ("linearized_model instructions (lowered solves)", r["linearized_instructions"]),
         ("casadi.jacobian of xdot_fun instructions", r["jacobian_instructions"]),
         ("qddot_fun per call from Python, numpy arguments", f"{r['qddot_call_us']:.1f} µs"),
+        ("qddot_fun per call, numpy x and u, p = parameters() (a DM)", f"{r['qddot_call_mixed_us']:.1f} µs"),
         ("qddot_fun per call from Python, DM arguments", f"{r['qddot_call_dm_us']:.1f} µs"),
         ("qddot_fun per call through Function.buffer()", f"{r['qddot_call_buffer_us']:.2f} µs"),
         ("qddot_fun per state in one Function.map", f"{r['qddot_mapped_us']:.2f} µs"),
