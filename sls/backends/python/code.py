@@ -11,6 +11,10 @@ route, ``_g0, _g1, …`` on the graph route) and printed twice:
 * the **batch path** (``x`` of shape ``(..., 2n)``) works on numpy arrays
   with ``np`` functions, one vectorised operation per temporary.
 
+A function :attr:`~sls.functions.Function.batch_only` (the directional
+derivatives, only called with batches of directions) is printed on the batch
+path alone: a call on one state is a batch of one.
+
 Names: states, inputs and parameters keep the user's names (validated plain
 identifiers that never start with ``_``), so nothing generated can collide
 with them. Output is deterministic: same model → same text.
