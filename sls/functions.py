@@ -58,7 +58,10 @@ class Function:
     ``∂M/∂q``). ``jacobian`` marks the Jacobians of other functions' arrays
     (long, and rarely called at every step of a controller). ``calls`` names the functions it calls besides
     ``uses`` (a model with generalized speeds: ``xdot_fun`` takes ``q̇`` from ``qdot_fun``, ``linearized_model``
-    its upper rows from ``qdot_jac_fun``).
+    its upper rows from ``qdot_jac_fun``). ``batch_only`` marks the functions only ever called with a batch (the
+    directional derivatives, which their Jacobian wrappers evaluate along every state direction at once): a target
+    with a separate one-state path (the Python target's floats) writes the batch path alone, and a call on one
+    state goes through it as a batch of one.
     """
 
     name: str
@@ -72,6 +75,7 @@ class Function:
     graph_arrays: tuple = ()
     jacobian: bool = False
     calls: tuple = ()
+    batch_only: bool = False
 
     def shape(self, n: int, m: int, output: int = 0, k: int = 0) -> tuple:
         """The concrete shape of output number ``output``."""
@@ -250,6 +254,7 @@ DIRECTIONAL_FUNCTIONS = (
         (STATE, DIRECTION),
         (("M_dir", ("n", "n")),),
         ("M_dir",),
+        batch_only=True,
     ),
     Function(
         "C_dir_fun",
@@ -257,6 +262,7 @@ DIRECTIONAL_FUNCTIONS = (
         (STATE, DIRECTION),
         (("C_dir", ("n", "n")),),
         ("C_dir",),
+        batch_only=True,
     ),
     Function(
         "input_matrix_dir_fun",
@@ -264,6 +270,7 @@ DIRECTIONAL_FUNCTIONS = (
         (STATE, DIRECTION),
         (("B_u_dir", ("n", "m")),),
         ("B_u_dir",),
+        batch_only=True,
     ),
 )
 DIRECTIONAL_FUNCTION_NAMES = tuple(f.name for f in DIRECTIONAL_FUNCTIONS)

@@ -70,7 +70,8 @@ class PythonBackend(Backend):
     def kernel(self, function: functions.Function, lowered: list, model: Model) -> Any:
         from sls.backends.python.code import build_kernel
 
-        return build_kernel(*lowered)
+        scalar, batch = lowered
+        return build_kernel(None if function.batch_only else scalar, batch)
 
     def solver(self, function: functions.Function, programs: list, model: Model) -> Any:
         from sls.backends.python.code import solver_code

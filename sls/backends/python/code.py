@@ -11,6 +11,10 @@ route, ``_g0, _g1, …`` on the graph route) and printed twice:
 * the **batch path** (``x`` of shape ``(..., 2n)``) works on numpy arrays
   with ``np`` functions, one vectorised operation per temporary.
 
+A function :attr:`~sls.functions.Function.batch_only` (the directional
+derivatives, only called with batches of directions) is printed on the batch
+path alone: a call on one state is a batch of one.
+
 Names: states, inputs and parameters keep the user's names (validated plain
 identifiers that never start with ``_``), so nothing generated can collide
 with them. Output is deterministic: same model → same text.
@@ -71,22 +75,27 @@ class Kernel:
 
     ``scalar_lines``/``batch_lines`` assign the common subexpressions;
     ``outputs`` maps output names to :class:`Output`; ``uses_math``: the
-    scalar path calls :mod:`math` (the module imports it only then).
+    scalar path calls :mod:`math` (the module imports it only then);
+    ``scalar_path``: the module has a scalar path (not for a function
+    :attr:`~sls.functions.Function.batch_only`, whose one-state calls are a
+    batch of one: ``scalar_lines`` and the outputs' ``scalar`` entries are empty).
     """
 
     scalar_lines: list
     batch_lines: list
     outputs: dict = field(default_factory=dict)
     uses_math: bool = True
+    scalar_path: bool = True
 
 
-def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
-    """The :class:`Kernel` of an array function from its two lowered paths."""
+def build_kernel(scalar: Lowered | None, batch: Lowered) -> Kernel:
+    """The :class:`Kernel` of an array function from its two lowered paths (``scalar`` ``None``: the batch path
+    alone, for a function :attr:`~sls.functions.Function.batch_only`)."""
     outputs = {}
     scalar_entries: list[Expr] = []
-    for name in scalar.outputs:
-        shape, entries, constants = scalar.output(name)
-        _, batch_entries, _ = batch.output(name)
+    for name in batch.outputs:
+        shape, batch_entries, constants = batch.output(name)
+        entries = [] if scalar is None else scalar.output(name)[1]
         scalar_entries += entries
         outputs[name] = Output(
             name=name,
@@ -95,9 +104,12 @@ def build_kernel(scalar: Lowered, batch: Lowered) -> Kernel:
             batch=[entry.text() for entry in batch_entries],
             zero=[c == 0.0 for c in constants],
         )
+    batch_lines = _lines(reuse_names(batch.printed.lines, reads_of((), batch.printed.entries)), False)
+    if scalar is None:
+        return Kernel(scalar_lines=[], batch_lines=batch_lines, outputs=outputs, uses_math=False, scalar_path=False)
     return Kernel(
         scalar_lines=_lines(reuse_names(scalar.printed.lines, reads_of((), scalar.printed.entries)), True),
-        batch_lines=_lines(reuse_names(batch.printed.lines, reads_of((), batch.printed.entries)), False),
+        batch_lines=batch_lines,
         outputs=outputs,
         uses_math=uses_math(_expressions(scalar.printed.lines)) or uses_math(scalar_entries),
     )

@@ -201,7 +201,9 @@ def _skeleton_of(code: object) -> Kernel | SolverCode:
         key: Output(name=key, shape=(1,) * len(out.shape), scalar=["0.0"], batch=["0.0"], zero=[True])
         for key, out in code.outputs.items()
     }
-    return Kernel(scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math)
+    return Kernel(
+        scalar_lines=[], batch_lines=[], outputs=outputs, uses_math=code.uses_math, scalar_path=code.scalar_path
+    )
 
 
 def _render_function(

@@ -4,7 +4,8 @@ Every generated Python function has two paths (:data:`PATHS`): the **scalar
 path** works on Python floats (``x.tolist()`` once, ``math`` functions),
 because Python float arithmetic is several times faster than numpy scalars;
 the **batch path** works on numpy arrays with ``np`` functions, one
-vectorised operation per temporary.
+vectorised operation per temporary (a function
+:attr:`~sls.functions.Function.batch_only` keeps this one alone).
 
 Both mark the names they print (:func:`~sls.lowering.expr.mark_name`) and
 the library names (``math.sin``, ``np.where``, ``max``:

@@ -4,7 +4,9 @@ every state direction (:data:`sls.functions.BY_DIRECTIONS`).
 
 Checked on small models with the size limit lowered: against the same model's Jacobians written entry by entry (a
 different derivation: one forward pass per state variable), against central differences of ``M_fun``, ``C_fun`` and
-``input_matrix_fun``, and through the solves of a constrained model that call them at run time.
+``input_matrix_fun``, and through the solves of a constrained model that call them at run time. The directional
+functions are written with their batch path alone (:attr:`sls.functions.Function.batch_only`): a call on one state is
+a batch of one, with the same results, shapes and errors.
 """
 
 from __future__ import annotations
@@ -40,7 +42,19 @@ b = 0.2
 c = 0.05
 """
 
+#: A pendulum whose mass sqrt(th) is defined for th >= 0 only: its M_dir = dx_th / (2 sqrt(th)) is not, at th <= 0.
+ROOTED = """
+state = ["th", "dth"]
+T = "1/2*sqrt(th)*dth^2"
+V = "g*th"
+fric = ["0"]
+[params]
+g = 9.81
+"""
+
 JACOBIANS = ("M_jac_fun", "C_jac_fun", "input_matrix_jac_fun")
+#: Each directional function and the function whose derivative it is.
+DIRECTIONAL = {"M_dir_fun": "M_fun", "C_dir_fun": "C_fun", "input_matrix_dir_fun": "input_matrix_fun"}
 
 
 def _both(model, tmp_path: Path, monkeypatch, **options) -> tuple:
@@ -101,14 +115,73 @@ def test_directional_functions_equal_central_differences(packages):
     h = 1e-6
     for x in _states(package, 4, seed=9):
         dx = rng.normal(size=x.shape)
-        for direct, value in (
-            ("M_dir_fun", "M_fun"),
-            ("C_dir_fun", "C_fun"),
-            ("input_matrix_dir_fun", "input_matrix_fun"),
-        ):
+        for direct, value in DIRECTIONAL.items():
             difference = (getattr(package, value)(x + h * dx) - getattr(package, value)(x - h * dx)) / (2 * h)
             along = getattr(package, direct)(x, dx)
+            assert along.shape == difference.shape
             assert np.abs(along - difference).max() <= 1e-6 * max(1.0, np.abs(difference).max())
+
+
+def test_directional_functions_are_written_with_the_batch_path_alone(packages):
+    entries, directions = packages
+    assert {f.name for f in functions.FUNCTIONS + functions.DIRECTIONAL_FUNCTIONS if f.batch_only} == set(DIRECTIONAL)
+    folder = Path(directions.__file__).parent
+    for direct, value in DIRECTIONAL.items():
+        text = (folder / f"{direct}.py").read_text()
+        # the scalar path: Python floats unpacked from the checked values, math functions, its own error branch
+        assert "_values is not None" not in text and "import math" not in text
+        assert "_runtime.undefined(" in text and "_runtime.undefined_batch(" in text  # one state, then a batch
+        assert "_values is not None" in (folder / f"{value}.py").read_text()  # the others keep theirs
+    assert "_values is not None" in (Path(entries.__file__).parent / "M_jac_fun.py").read_text()
+
+
+def test_a_directional_call_on_one_state_is_a_batch_of_one(packages):
+    _, package = packages
+    rng = np.random.default_rng(11)
+    states = _states(package, 5, seed=4)
+    steps = rng.normal(size=states.shape)
+    for direct in DIRECTIONAL:
+        function = getattr(package, direct)
+        batch = function(states, steps)
+        scale = max(1.0, np.abs(batch).max())
+        assert batch.shape[0] == len(states)
+        assert direct == "input_matrix_dir_fun" or np.abs(batch).max() > 1e-3  # (Solo-12's B_u is constant)
+        for x, dx, expected in zip(states, steps, batch):
+            single = function(x, dx)
+            assert type(single) is np.ndarray and single.shape == expected.shape
+            np.testing.assert_allclose(single, expected, rtol=0, atol=1e-13 * scale)
+            np.testing.assert_allclose(function(x[None], dx[None])[0], single, rtol=0, atol=1e-13 * scale)
+            np.testing.assert_allclose(function(list(x), dx.tolist()), single, rtol=0, atol=0)
+        # one state along several directions (broadcast), as the Jacobian modules call it
+        along = function(states[0], steps)
+        np.testing.assert_allclose(along[1], function(states[0], steps[1]), rtol=0, atol=1e-13 * scale)
+
+
+def test_a_directional_call_refuses_bad_input_in_one_line(packages):
+    _, package = packages
+    x = _states(package, 1, seed=3)[0]
+    dx = np.ones_like(x)
+    with pytest.raises(ValueError, match="x must be finite"):
+        package.C_dir_fun(np.where(np.arange(x.size) == 0, np.nan, x), dx)
+    with pytest.raises(ValueError, match="dx must be finite"):
+        package.C_dir_fun(x, np.where(np.arange(x.size) == 1, np.inf, dx))
+    with pytest.raises(ValueError, match="dx"):
+        package.M_dir_fun(x, dx[:-1])
+
+
+def test_a_directional_function_fails_at_one_state_as_on_a_batch(tmp_path, monkeypatch):
+    path = tmp_path / "rooted.toml"
+    path.write_text(ROOTED)
+    monkeypatch.setattr(functions, "DIRECTIONS_FROM", 0)
+    sls.generate(load_toml(path), tmp_path / "rooted", method="graph")
+    package = import_package(tmp_path / "rooted")
+    dx = np.array([1.0, 0.0])
+    np.testing.assert_allclose(package.M_dir_fun([4.0, 0.3], dx), [[0.25]], rtol=1e-15)  # 1 / (2 sqrt(4))
+    for th in (-1.0, 0.0):  # sqrt of a negative number, division by zero
+        with pytest.raises(package._runtime.DomainError, match=rf"M_dir_fun is not defined at x = \[th={th:g}, "):
+            package.M_dir_fun([th, 0.3], dx)
+    with pytest.raises(package._runtime.DomainError, match=r"M_dir_fun is not defined at x = \[th=-2, dth=0.5\]"):
+        package.M_dir_fun([[4.0, 0.3], [-2.0, 0.5], [-3.0, 0.1]], dx)
 
 
 def test_a_constrained_model_solves_with_jacobians_by_directions(tmp_path, monkeypatch):
