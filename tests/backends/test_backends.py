@@ -179,7 +179,14 @@ def test_each_shipped_target_is_one_folder_with_its_templates(target):
 
 def test_runtime_sources_are_real_source_files():
     python = backends.backend("python").runtime_files()
-    assert sorted(python) == ["_chart.py", "_constrained.py", "_free_flyer.py", "_quaternions.py", "_runtime.py"]
+    assert sorted(python) == [
+        "_chart.py",
+        "_constrained.py",
+        "_free_flyer.py",
+        "_quaternion_math.py",
+        "_quaternions.py",
+        "_runtime.py",
+    ]
     for path in python.values():
         compile(path.read_text(), str(path), "exec")  # a real Python module
     native = backends.backend("c").runtime_files()["native.c"].read_text()

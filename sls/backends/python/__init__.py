@@ -6,9 +6,10 @@
   (:class:`~.code.Kernel`, :class:`~.code.SolverCode`);
 * :mod:`.files` — the package's files from ``templates/python`` and the
   runtime sources ``runtime/_runtime.py``, ``runtime/_constrained.py``,
-  ``runtime/_free_flyer.py`` and ``runtime/_chart.py`` (copied after the
-  header), and the check of the user's names against the
-  generated code's own.
+  ``runtime/_free_flyer.py`` or ``runtime/_quaternions.py`` (with the
+  helpers of ``runtime/_quaternion_math.py`` spliced in) and
+  ``runtime/_chart.py`` (copied after the header), and the check of the
+  user's names against the generated code's own.
 
 Files are marked by :data:`HEADER_MARK` on their first line.
 """

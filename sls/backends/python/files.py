@@ -2,8 +2,10 @@
 
 :func:`render_package` renders ``templates/python`` with the printed code
 (:mod:`.code`) and copies the runtime sources (``runtime/_runtime.py``, and
-``runtime/_constrained.py`` for a constrained model) after the package's
-header; :func:`check_names` refuses user names the generated code uses itself.
+``runtime/_constrained.py`` for a constrained model, ...) after the package's
+header, the quaternion runtimes with their shared helpers spliced in
+(:func:`spliced`); :func:`check_names` refuses user names the generated code
+uses itself.
 """
 
 from __future__ import annotations
@@ -59,11 +61,51 @@ def modules(model: Model) -> tuple:
     return functions.names(model)
 
 
+#: The runtime source of the helpers shared by the quaternion runtimes (``_free_flyer.py``, ``_quaternions.py``),
+#: spliced into them when they are copied (:func:`spliced`).
+HELPERS = "_quaternion_math.py"
+#: The start of a runtime source's line that stands for helpers of :data:`HELPERS`, followed by their names.
+SPLICE_MARK = f"# spliced from {HELPERS} when copied: "
+
+
+def helper_functions(path: Path) -> dict[str, str]:
+    """The functions of the helpers' source ``path``: name → its lines from ``def`` to the end of its body."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    nodes = ast.parse("".join(lines), filename=str(path)).body
+    return {
+        node.name: "".join(lines[node.lineno - 1 : node.end_lineno])
+        for node in nodes
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+def spliced(code: str, helpers: dict[str, str]) -> str:
+    """A runtime source's ``code`` made standalone: its import of the helpers' module dropped with the blank line
+    before it, and each line ``# spliced from _quaternion_math.py when copied: a, b`` replaced by the functions
+    ``a`` and ``b`` of ``helpers`` (:func:`helper_functions`), two blank lines apart, in that order."""
+    lines = code.splitlines(keepends=True)
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == Path(HELPERS).stem:
+            start = node.lineno - 1
+            start -= start > 0 and not lines[start - 1].strip()  # the blank line that set the import apart
+            del lines[start : node.end_lineno]
+            break
+    for number, line in enumerate(lines):
+        if line.startswith(SPLICE_MARK):
+            names = line.removeprefix(SPLICE_MARK).split(",")
+            lines[number] = "\n\n".join(helpers[name.strip()] for name in names)
+    return "".join(lines)
+
+
 def runtime_text(path: Path, values: dict) -> str:
-    """A runtime source as copied into a package: its code (:func:`sls.backends.render.runtime_source`) with each line
+    """A runtime source as copied into a package: its code (:func:`sls.backends.render.runtime_source`) with the
+    helpers it takes from :data:`HELPERS` (next to it) spliced in (:func:`spliced`), and each line
     ``NAME ... # ..., set when copied`` replaced by ``NAME = values[NAME]``."""
+    code = render.runtime_source(path)
+    if SPLICE_MARK in code:
+        code = spliced(code, helper_functions(path.parent / HELPERS))
     lines = []
-    for line in render.runtime_source(path).splitlines(keepends=True):
+    for line in code.splitlines(keepends=True):
         name = line.split("=")[0].split(":")[0].strip()
         if name in values and line.rstrip().endswith("set when copied"):
             line = f"{name} = {values[name]}\n"

@@ -1,9 +1,21 @@
 # Runtime of a generated package whose robot has several quaternion joints (free joints anywhere in the layout,
 # ball joints): the same functions as _free_flyer.py (one free-flyer base first), for any layout. Copied as
-# _free_flyer.py after the package's header by sls.backends.python, with the model's tables; these leading comment
-# lines are not copied. _free_flyer.py stays the runtime of the single free-flyer base (its files unchanged).
+# _free_flyer.py after the package's header by sls.backends.python, with the model's tables and with the helpers of
+# _quaternion_math.py (shared with _free_flyer.py) spliced in where a line names them; these leading comment lines are
+# not copied. _free_flyer.py stays the runtime of the single free-flyer base (its files unchanged).
 
 import numpy as np
+
+from ._quaternion_math import (
+    _configuration,
+    _exp_quaternion,
+    _left_jacobian,
+    _left_jacobian_inverse,
+    _multiply,
+    _rotation,
+    _skew,
+    _tangent,
+)
 
 N_Q = 11  # the model's number of coordinates, set when copied
 N_V = 9  # its number of speeds, set when copied
@@ -31,59 +43,7 @@ _SCALAR_V = np.array(
 )
 
 
-def _skew(w):
-    """[w]x of vectors w (..., 3): (..., 3, 3)."""
-    zero = np.zeros(w.shape[:-1])
-    return np.stack(
-        [
-            np.stack([zero, -w[..., 2], w[..., 1]], -1),
-            np.stack([w[..., 2], zero, -w[..., 0]], -1),
-            np.stack([-w[..., 1], w[..., 0], zero], -1),
-        ],
-        -2,
-    )
-
-
-def _rotation(quat):
-    """R (..., 3, 3) of unit quaternions (..., 4) [qx, qy, qz, qw]: body frame to its parent's."""
-    x, y, z, w = np.moveaxis(quat, -1, 0)
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        -2,
-    )
-
-
-def _multiply(a, b):
-    """Quaternion products a b of (..., 4) arrays [qx, qy, qz, qw]."""
-    av, aw = a[..., :3], a[..., 3:]
-    bv, bw = b[..., :3], b[..., 3:]
-    vector = aw * bv + bw * av + np.cross(av, bv)
-    scalar = aw * bw - np.sum(av * bv, axis=-1, keepdims=True)
-    return np.concatenate([vector, scalar], axis=-1)
-
-
-def _series(theta):
-    """(sin t / t, (1 - cos t) / t^2, (t - sin t) / t^3) at angles theta (...), by Taylor series near 0."""
-    small = theta < 1e-4
-    t = np.where(small, 1.0, theta)
-    t2 = theta * theta
-    a = np.where(small, 1 - t2 / 6, np.sin(t) / t)
-    b = np.where(small, 0.5 - t2 / 24, (1 - np.cos(t)) / (t * t))
-    c = np.where(small, 1.0 / 6 - t2 / 120, (t - np.sin(t)) / (t * t * t))
-    return a, b, c
-
-
-def _exp_quaternion(w):
-    """The unit quaternion (..., 4) of the rotation vector w (..., 3)."""
-    theta = np.linalg.norm(w, axis=-1, keepdims=True)
-    half = 0.5 * theta
-    small = theta < 1e-4
-    scale = np.where(small, 0.5 - theta * theta / 48, np.sin(half) / np.where(small, 1.0, theta))
-    return np.concatenate([scale * w, np.cos(half)], axis=-1)
+# spliced from _quaternion_math.py when copied: _skew, _rotation, _multiply, _series, _exp_quaternion
 
 
 def _log_quaternion(quat0, quat1):
@@ -98,22 +58,7 @@ def _log_quaternion(quat0, quat1):
     return scale * relative[..., :3]
 
 
-def _left_jacobian(w):
-    """V(w) = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2: the translation part of the SE(3) exponential."""
-    theta = np.linalg.norm(w, axis=-1)
-    _, b, c = _series(theta)
-    K = _skew(w)
-    return np.eye(3) + b[..., None, None] * K + c[..., None, None] * (K @ K)
-
-
-def _left_jacobian_inverse(w):
-    """V(w)^-1 = I - [w]x / 2 + (1 - t sin t / (2 (1 - cos t))) / t^2 [w]x^2."""
-    theta = np.linalg.norm(w, axis=-1)
-    small = theta < 1e-4
-    t = np.where(small, 1.0, theta)
-    d = np.where(small, 1.0 / 12 + theta * theta / 720, (1 - t * np.sin(t) / (2 * (1 - np.cos(t)))) / (t * t))
-    K = _skew(w)
-    return np.eye(3) - 0.5 * K + d[..., None, None] * (K @ K)
+# spliced from _quaternion_math.py when copied: _left_jacobian, _left_jacobian_inverse
 
 
 def _times(A, v):
@@ -124,18 +69,7 @@ def _transposed_times(A, v):
     return np.einsum("...ji,...j->...i", A, v)
 
 
-def _configuration(q, name):
-    q = np.asarray(q, dtype=float)
-    if q.ndim < 1 or q.shape[-1] != N_Q:
-        raise ValueError(f"{name} must have length {N_Q} (the coordinates), got shape {q.shape}")
-    return q
-
-
-def _tangent(v, name):
-    v = np.asarray(v, dtype=float)
-    if v.ndim < 1 or v.shape[-1] != N_V:
-        raise ValueError(f"{name} must have length {N_V} (one entry per speed), got shape {v.shape}")
-    return v
+# spliced from _quaternion_math.py when copied: _configuration, _tangent
 
 
 def normalize(q):
