@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGETS = ("python", "c", "matlab")
+TARGETS = ("python", "c", "matlab", "casadi", "jax")
 
 
 def models() -> list:
