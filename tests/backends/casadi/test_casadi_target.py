@@ -8,6 +8,7 @@ Agreement: every function of every bundled example (the UR5 from its URDF among 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -157,6 +158,28 @@ def test_do_mpc_model(tmp_path):
     rhs = ca.Function("rhs", [model.x.cat, model.u.cat], [model._rhs.cat])
     x, u = [0.1, 2.0, -0.3, 0.4], [0.5]
     close(rhs(x, u).full(), pkg.xdot_fun(x, u, pkg.parameters(mp=0.2)).full(), "do-mpc rhs")
+
+
+def test_casadis_own_c_code_of_a_function_compiles_and_agrees(tmp_path, monkeypatch):
+    """``Function.generate`` (CasADi's C code generation, left to CasADi) of the generated ``xdot_fun`` and
+    ``linearized_model``: compiled into a shared library, loaded by ``casadi.external``, the same numbers."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    sls.generate(sls.load_example("cart_pole"), tmp_path / "pkg", target="casadi")
+    pkg = import_package(tmp_path / "pkg")
+    monkeypatch.chdir(tmp_path)
+    for name in ("xdot_fun", "linearized_model"):
+        source = getattr(pkg, name).generate(f"{name}.c")
+        library = tmp_path / f"{name}.so"
+        subprocess.run([compiler, "-shared", "-fPIC", "-O1", source, "-o", str(library)], check=True, timeout=120)
+        compiled = ca.external(name, str(library))
+        rng = np.random.default_rng(4)
+        for _ in range(STATES):
+            x, u, p = rng.uniform(-2, 2, 4), rng.uniform(-1, 1, 1), pkg.parameters(mp=rng.uniform(0.05, 0.2))
+            want, got = getattr(pkg, name)(x, u, p), compiled(x, u, p)
+            for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+                close(np.asarray(g.full()), np.asarray(w.full()), f"{name} compiled by CasADi")
 
 
 def test_generation_needs_no_casadi_and_the_package_says_it_does(tmp_path):
