@@ -19,7 +19,9 @@ from typing import Any, NoReturn
 import click
 
 from sls.backends import TARGETS
+from sls.cli.help import SectionedCommand, split_list
 from sls.cli.models import NLINK, NLINK_DEFAULT, RobotOptions, load_model
+from sls.cli.options import check_output_folder
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
 from sls.model import with_name
@@ -139,14 +141,66 @@ def examples_command() -> None:
     )
 
 
-@main.command("generate")
+#: ``sls generate --help``'s sections: option -> the title of its section (sections in order of first mention).
+ENERGIES = "A model in energies (inline flags)"
+ANY_MODEL = "Any model (file, example or inline)"
+ROBOT_FILE = "A robot file: URDF, xacro, MJCF"
+BASE = "Floating base and contacts"
+OUTPUT = "Output and targets"
+GENERAL = "General"
+GENERATE_SECTIONS = {
+    "--T": ENERGIES,
+    "--V": ENERGIES,
+    "--fric": ENERGIES,
+    "--state": ENERGIES,
+    "--input": ENERGIES,
+    "--force": ENERGIES,
+    "--constraint": ENERGIES,
+    "--velocity-constraint": ENERGIES,
+    "--kinematics": ENERGIES,
+    "--param": ANY_MODEL,
+    "--range": ANY_MODEL,
+    "--n": ANY_MODEL,
+    "--simplify": ANY_MODEL,
+    "--frames": ROBOT_FILE,
+    "--xacro-arg": ROBOT_FILE,
+    "--package-path": ROBOT_FILE,
+    "--no-actuators": ROBOT_FILE,
+    "--floating-base": BASE,
+    "--base-orientation": BASE,
+    "--contacts": BASE,
+    "--contact-at": BASE,
+    "--out": OUTPUT,
+    "--target": OUTPUT,
+    "--functions": OUTPUT,
+    "--name": OUTPUT,
+    "--verbose": GENERAL,
+    "--quiet": GENERAL,
+    "--help": GENERAL,
+}
+
+
+def _place(text: str) -> str:
+    """A ``--contact-at`` value ``LINK=X,Y,Z`` with its numbers separated by commas, spaces or both, as sls reads it."""
+    name, sep, values = text.partition("=")
+    return f"{name}{sep}{','.join(split_list(values))}" if sep else text
+
+
+def _names_list(text: str | None) -> str | None:
+    """A list option's names (commas, spaces or both between them) as the comma-separated form sls reads."""
+    return None if text is None else ",".join(split_list(text))
+
+
+@main.command("generate", cls=SectionedCommand, sections=GENERATE_SECTIONS, renamed={"--x": "--state"})
 @click.argument("model", required=False)
 @click.option("--T", "T", metavar="EXPR", help="Kinetic energy T(q, qdot), quadratic in qdot (inline model).")
 @click.option("--V", "V", metavar="EXPR", help="Potential energy V(q) (inline model).")
 @click.option(
     "--fric", multiple=True, metavar="EXPR", help="Friction force, once per degree of freedom; --fric 0 for none."
 )
-@click.option("--x", "x", metavar="NAMES", help='State names, q first then qdot: --x "q1 q2 dq1 dq2".')
+@click.option(
+    "--state", "x", metavar="NAMES", help='State names, q first then qdot: --state "q1 q2 dq1 dq2" (or q1,q2,dq1,dq2).'
+)
 @click.option(
     "--param",
     "params",
@@ -184,7 +238,7 @@ def examples_command() -> None:
     multiple=True,
     metavar="EXPR",
     help="Kinematic equation qdot_i = S(q) v, one per coordinate in order, repeatable (inline model): the second "
-    "half of --x are then generalized speeds.",
+    "half of --state are then generalized speeds.",
 )
 @click.option(
     "--range",
@@ -200,6 +254,7 @@ def examples_command() -> None:
     "out",
     default="generated",
     show_default=True,
+    metavar="DIR",
     type=click.Path(file_okay=True, dir_okay=True),
     help="Output folder; it becomes a Python package.",
 )
@@ -215,17 +270,18 @@ def examples_command() -> None:
 @click.option(
     "--frames",
     "frames",
-    metavar="LINK,...",
+    metavar="LINKS",
     default=None,
     help="URDF robots: generate the world poses, Jacobians (LOCAL_WORLD_ALIGNED) and Jdot v of these links "
-    "(comma-separated; 'all' for every link) and the centre of mass.",
+    "(separated by commas or spaces; 'all' for every link) and the centre of mass.",
 )
 @click.option(
     "--contacts",
     "contacts",
-    metavar="LINK[:point|:6d],...",
+    metavar="LINKS",
     default=None,
-    help="URDF robots: hold these links in place (point contacts: the origin, three constraints each, at the "
+    help="URDF robots: hold these links in place, LINK or LINK:point or LINK:6d, separated by commas or spaces "
+    "(point contacts: the origin, three constraints each, at the "
     "parameters contact_<link>_x/_y/_z; LINK:6d also holds the orientation, contact_<link>_roll/_pitch/_yaw: six), "
     "by default where they are at the neutral configuration.",
 )
@@ -286,8 +342,8 @@ def examples_command() -> None:
     "--functions",
     "chosen",
     metavar="NAMES",
-    help="Generate only these functions (comma-separated, e.g. qddot_fun,linearized_model) and those they call; "
-    "default: all.",
+    help="Generate only these functions (separated by commas or spaces, e.g. qddot_fun,linearized_model) and those "
+    "they call; default: all.",
 )
 @click.option(
     "--name",
@@ -328,24 +384,29 @@ def generate_command(
     verbose: bool,
     quiet: bool,
 ) -> None:
-    """Generate the equations of motion of MODEL into --out.
+    """Generate the equations of motion of MODEL into the folder --out.
 
     MODEL is a TOML model file (NAME.toml), a Python model file (NAME.py,
-    executed as your own code), a robot description (NAME.urdf: revolute,
-    continuous, prismatic, fixed, floating and planar joints, mimic joints, joint
-    friction, gravity g along -z; --floating-base frees the root link), a MuJoCo
-    model (NAME.xml, compiled by the mujoco package: hinge and slide joints,
-    actuators as the inputs) or a bundled
-    example's name (see `sls examples`); without MODEL and without inline
-    flags the bundled two-link arm is generated. Inline flags mirror sym_lagrangian_solver(T, V, fric, x):
+    executed as your own code), a robot description (NAME.urdf or
+    NAME.urdf.xacro: revolute, continuous, prismatic, fixed, floating and
+    planar joints, mimic joints, joint friction, gravity g along -z;
+    --floating-base frees the root link), a MuJoCo model (NAME.xml, compiled by
+    the mujoco package: hinge, slide, ball and free joints, actuators as the
+    inputs) or a bundled example's name (see `sls examples`); without MODEL and
+    without inline flags the bundled two-link arm is generated. The inline
+    flags mirror sym_lagrangian_solver(T, V, fric, x):
 
-      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" --x "q dq"
-    --param m=1 --param l=1 --param g=9.81 --param b=0.1
+    \b
+      sls generate --T "1/2*m*l^2*dq^2" --V "m*g*l*(1-cos(q))" --fric "b*dq" \\
+        --state "q dq" --param m=1 --param l=1 --param g=9.81 --param b=0.1
+
+    Lists (of names or of numbers) take commas, spaces or both between entries.
     """
     meta = click.get_current_context().meta
     inline = any(v is not None for v in (T, V, x))
     meta["sls.input"] = model if model is not None else ("the inline model" if inline else DEFAULT_EXAMPLE)
     meta["sls.verbose"] = verbose
+    check_output_folder(out, "--out")
     loaded = load_model(
         model,
         T,
@@ -363,17 +424,17 @@ def generate_command(
         RobotOptions(
             floating_base,
             base_orientation,
-            frames,
-            contacts,
+            _names_list(frames),
+            _names_list(contacts),
             parse_xacro_args(xacro_args),
             tuple(package_paths),
-            tuple(contact_at),
+            tuple(_place(text) for text in contact_at),
             actuators=not no_actuators,
         ),
     )
     if model_name is not None:
         loaded = with_name(loaded, model_name, "--name", UsageError)
-    loaded = choose(loaded, chosen, "--functions", UsageError)
+    loaded = choose(loaded, _names_list(chosen), "--functions", UsageError)
     for warning in loaded.warnings():
         click.echo(f"warning: {warning}", err=True)
     try:

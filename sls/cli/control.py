@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from sls.cli.options import check_simulation_options, simulation_options
+from sls.cli.help import SectionedCommand
+from sls.cli.options import CLOSED_LOOP, GENERAL, OUTPUT, PARAMETERS, RUN, check_simulation_options, simulation_options
 from sls.cli.values import parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
 from sls.output.write import check_output_file, replacing
@@ -206,7 +207,37 @@ _PARAM_OPTION = click.option(
 )
 
 
-@click.command("lqr")
+#: ``sls lqr --help``'s sections: option -> the title of its section (see :mod:`sls.cli.help`).
+LQR_SECTIONS = {
+    "--x-eq": "The equilibrium",
+    "--u-eq": "The equilibrium",
+    "--Q": "The weights",
+    "--R": "The weights",
+    "--param": PARAMETERS,
+    "--save": OUTPUT,
+    "--help": GENERAL,
+}
+
+#: ``sls simulate --help``'s sections.
+SIMULATE_SECTIONS = {
+    "--x0": RUN,
+    "--t-end": RUN,
+    "--t-start": RUN,
+    "--points": RUN,
+    "--method": RUN,
+    "--rtol": RUN,
+    "--atol": RUN,
+    "--lqr-from": CLOSED_LOOP,
+    "--allow-other-model": CLOSED_LOOP,
+    "--param": PARAMETERS,
+    "--plot": OUTPUT,
+    "--csv": OUTPUT,
+    "--quiet": GENERAL,
+    "--help": GENERAL,
+}
+
+
+@click.command("lqr", cls=SectionedCommand, sections=LQR_SECTIONS)
 @click.argument("package_dir", metavar="DIR")
 @click.option(
     "--x-eq",
@@ -244,8 +275,8 @@ _PARAM_OPTION = click.option(
     "--save",
     "save",
     type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Write the design as JSON (for sls simulate --lqr-from FILE).",
+    metavar="FILE.json",
+    help="Write the design as JSON (for sls simulate --lqr-from FILE.json).",
 )
 def lqr_command(
     package_dir: str, x_eq: str, u_eq: str | None, Q: str, R: str, params: tuple[str, ...], save: str | None
@@ -306,7 +337,7 @@ def lqr_command(
         click.echo(f"wrote the design to {save}")
 
 
-@click.command("simulate")
+@click.command("simulate", cls=SectionedCommand, sections=SIMULATE_SECTIONS)
 @click.argument("package_dir", metavar="DIR")
 @click.option(
     "--x0",
@@ -334,7 +365,7 @@ def lqr_command(
     "--csv",
     "csv",
     type=click.Path(dir_okay=False),
-    metavar="FILE",
+    metavar="FILE.csv",
     help="Write t, the state, the input and the energy as CSV.",
 )
 @click.option("--points", default=501, show_default=True, type=click.IntRange(2, 10**6), help="Number of output times.")

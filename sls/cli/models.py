@@ -113,7 +113,7 @@ def load_model(
     ``robot_options``: the options of a URDF robot, :class:`RobotOptions`).
 
     ``ranges`` are ``--range`` values (``NAME=LOW:HIGH``): where the model lives, over a model file's ``[ranges]``.
-    ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--x`` are then
+    ``kinematics`` are ``--kinematics`` values (one ``q̇`` per coordinate: the second half of ``--state`` are then
     generalized speeds).
     """
     if links is not None and model != NLINK:
@@ -123,9 +123,11 @@ def load_model(
     param_values = dict(parse_param(p) for p in params)
     range_values = dict(parse_range(r) for r in ranges)
     if model is not None and inline:
-        raise UsageError("give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--x, not both")
+        raise UsageError(
+            "give either a MODEL (file or example name) or the inline flags --T/--V/--fric/--state, not both"
+        )
     if inline:
-        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--x", x)) if value is None]
+        missing = [flag for flag, value in (("--T", T), ("--V", V), ("--state", x)) if value is None]
         if not fric:
             missing.append("--fric")
         if missing:

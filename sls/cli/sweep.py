@@ -4,7 +4,7 @@ The command reads the parameter sets (a header row of parameter names, one row
 of numbers per set), runs :func:`sls.control.sweep` with the ``"simulate"``
 task (open loop, or closed with ``--lqr-from FILE``) on a local cluster or the
 scheduler at ``--scheduler ADDRESS``, and writes the sets with their final
-states as CSV (``--out FILE``, else standard output).
+states as CSV (``--csv FILE``, else standard output).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 
 from sls.cli.control import parse_vector
-from sls.cli.options import check_simulation_options, simulation_options
+from sls.cli.help import SectionedCommand
+from sls.cli.options import CLOSED_LOOP, GENERAL, OUTPUT, RUN, check_simulation_options, simulation_options
 from sls.errors import OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 
@@ -27,7 +28,7 @@ __all__ = ["read_parameter_sets", "sweep_command"]
 def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, float]]:
     """The parameter sets of a CSV file: a header row of the package's parameter names (``known``), one row of
     numbers per set; blank lines are skipped."""
-    option = f"--params {path}"
+    option = f"--param-sets {path}"
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -57,10 +58,32 @@ def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, f
     return sets
 
 
-@click.command("sweep")
+#: ``sls sweep --help``'s sections: option -> the title of its section (see :mod:`sls.cli.help`).
+SWEEP_SECTIONS = {
+    "--param-sets": "Parameter sets",
+    "--x0": RUN,
+    "--t-end": RUN,
+    "--t-start": RUN,
+    "--method": RUN,
+    "--rtol": RUN,
+    "--atol": RUN,
+    "--lqr-from": CLOSED_LOOP,
+    "--scheduler": "The cluster",
+    "--workers": "The cluster",
+    "--chunk-size": "The cluster",
+    "--csv": OUTPUT,
+    "--quiet": GENERAL,
+    "--help": GENERAL,
+}
+
+#: Options renamed for one vocabulary (``--param NAME=VALUE`` is one value; ``--out`` is a folder; ``--csv`` a file).
+SWEEP_RENAMED = {"--params": "--param-sets", "--out": "--csv"}
+
+
+@click.command("sweep", cls=SectionedCommand, sections=SWEEP_SECTIONS, renamed=SWEEP_RENAMED)
 @click.argument("package_dir", metavar="DIR")
 @click.option(
-    "--params",
+    "--param-sets",
     "params_file",
     required=True,
     type=click.Path(dir_okay=False),
@@ -77,7 +100,7 @@ def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, f
 @click.option("--workers", type=click.IntRange(1), help="Worker processes of the local cluster (default: Dask's).")
 @click.option("--chunk-size", "chunk_size", type=click.IntRange(1), help="Parameter sets per Dask task.")
 @click.option(
-    "--out",
+    "--csv",
     "out",
     type=click.Path(dir_okay=False),
     metavar="FILE.csv",
@@ -102,13 +125,13 @@ def sweep_command(
 ) -> None:
     """Simulate the package in DIR once per parameter set of a CSV file, on a Dask cluster.
 
-    Prints (or writes to --out) a CSV of the parameter sets and the state at
+    Prints (or writes to --csv) a CSV of the parameter sets and the state at
     --t-end of each, in the file's order. Needs dask.distributed
     (pip install "sls[dask]"). Example (one LQR design against many poles):
 
     \b
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --save gain.json
-      sls sweep cart_pole --params poles.csv --x0 "0 0.2 0 0" --t-end 4 --lqr-from gain.json --out final.csv
+      sls sweep cart_pole --param-sets poles.csv --x0 "0 0.2 0 0" --t-end 4 --lqr-from gain.json --csv final.csv
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from sls.control import load_design, load_package, sweep
@@ -117,7 +140,7 @@ def sweep_command(
 
     require_distributed()
     if out:
-        check_output_file(out, "--out")
+        check_output_file(out, "--csv")
     check_simulation_options(t_start, t_end, rtol, atol)
     if workers is not None and scheduler is not None:
         raise UsageError("--workers sizes the local cluster; it does not go with --scheduler")

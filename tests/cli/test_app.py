@@ -55,7 +55,7 @@ def test_help(tmp_path):
     for command in ("generate", "examples"):
         assert command in result.stdout
     result = run("generate", "--help", cwd=tmp_path)
-    for option in ("--T", "--V", "--fric", "--x", "--param", "--out", "--input", "--force", "--verbose", "--quiet"):
+    for option in ("--T", "--V", "--fric", "--state", "--param", "--out", "--input", "--force", "--verbose", "--quiet"):
         assert option in result.stdout, option
 
 
@@ -141,7 +141,7 @@ def test_generate_inline_flags(tmp_path):
         "m*g*l*(1 - cos(q))",
         "--fric",
         "b*dq",
-        "--x",
+        "--state",
         "q dq",
         "--param",
         "m=2",
@@ -212,48 +212,52 @@ def test_generate_simplify_flag(tmp_path):
 GOOD_TOML = (
     'state = ["q", "dq"]\nT = "1/2*m*dq^2"\nV = "m*9.81*(1 - cos(q))"\nfric = ["b*dq"]\n[params]\nm = 1.0\nb = 0.1\n'
 )
-INLINE = ["--T", "1/2*m*dq^2", "--V", "0", "--fric", "0", "--x", "q dq"]
+INLINE = ["--T", "1/2*m*dq^2", "--V", "0", "--fric", "0", "--state", "q dq"]
 
 CASES = {
     "T not quadratic": (
-        ["--T", "1/2*dq^2 + dq", "--V", "0", "--fric", "0", "--x", "q dq"],
+        ["--T", "1/2*dq^2 + dq", "--V", "0", "--fric", "0", "--state", "q dq"],
         1,
         ["kinetic energy T must be quadratic", "dq"],
     ),
     "V with velocity": (
-        ["--T", "dq^2", "--V", "dq", "--fric", "0", "--x", "q dq"],
+        ["--T", "dq^2", "--V", "dq", "--fric", "0", "--state", "q dq"],
         1,
         ["V must not depend on the velocities"],
     ),
     "fric count": (
-        ["--T", "dq^2", "--V", "0", "--fric", "a", "--fric", "b", "--x", "q dq"],
+        ["--T", "dq^2", "--V", "0", "--fric", "a", "--fric", "b", "--state", "q dq"],
         1,
         ["expected 1 entry", "got 2"],
     ),
-    "odd state": (["--T", "dq^2", "--V", "0", "--fric", "0", "--x", "q dq r"], 1, ["even number"]),
+    "odd state": (["--T", "dq^2", "--V", "0", "--fric", "0", "--state", "q dq r"], 1, ["even number"]),
     "bad state name": (
-        ["--T", "dq^2", "--V", "0", "--fric", "0", "--x", "a;b dq"],
+        ["--T", "dq^2", "--V", "0", "--fric", "0", "--state", "a;b dq"],
         1,
         ["'a;b' is not a plain identifier"],
     ),
     "parse error": (
-        ["--T", "1/2*dq^2 +", "--V", "0", "--fric", "0", "--x", "q dq"],
+        ["--T", "1/2*dq^2 +", "--V", "0", "--fric", "0", "--state", "q dq"],
         1,
         ["T: cannot parse '1/2*dq^2 +'"],
     ),
-    "unknown function": (["--T", "foo(dq)", "--V", "0", "--fric", "0", "--x", "q dq"], 1, ["unknown function 'foo'"]),
+    "unknown function": (
+        ["--T", "foo(dq)", "--V", "0", "--fric", "0", "--state", "q dq"],
+        1,
+        ["unknown function 'foo'"],
+    ),
     "hostile": (
-        ["--T", "__import__('os').system('touch MARK')", "--V", "0", "--fric", "0", "--x", "q dq"],
+        ["--T", "__import__('os').system('touch MARK')", "--V", "0", "--fric", "0", "--state", "q dq"],
         1,
         ["not allowed"],
     ),
     "singular": (
-        ["--T", "1/2*(dq1 + dq2)^2", "--V", "0", "--fric", "0", "--fric", "0", "--x", "q1 q2 dq1 dq2"],
+        ["--T", "1/2*(dq1 + dq2)^2", "--V", "0", "--fric", "0", "--fric", "0", "--state", "q1 q2 dq1 dq2"],
         1,
         ["singular"],
     ),
     "sign friction": (
-        ["--T", "dq^2", "--V", "0", "--fric", "sign(dq)", "--x", "q dq"],
+        ["--T", "dq^2", "--V", "0", "--fric", "sign(dq)", "--state", "q dq"],
         1,
         ["DiracDelta", "tanh(k*dq)"],
     ),
@@ -261,7 +265,7 @@ CASES = {
     "param value": (INLINE + ["--param", "m=abc"], 2, ["is not a number"]),
     "param inf": (INLINE + ["--param", "m=inf"], 2, ["finite number"]),
     "param name": (INLINE + ["--param", "a;b=1"], 2, ["not a parameter name"]),
-    "missing flag": (["--T", "dq^2", "--x", "q dq"], 2, ["missing --V, --fric"]),
+    "missing flag": (["--T", "dq^2", "--state", "q dq"], 2, ["missing --V, --fric"]),
     "both inputs": (["model.toml"] + INLINE, 2, ["not both"]),
     "unknown option": (["--bogus"], 2, ["No such option"]),
     "missing file": (["missing.toml"], 1, ["missing.toml: no such model file"]),
@@ -398,7 +402,7 @@ def test_internal_error_is_one_line_naming_the_input_and_version(tmp_path, monke
         f"error: internal error in sls {__version__} running sls generate on model.toml"
     )
     inline = CliRunner().invoke(
-        sls.cli.app.main, ["generate", "--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--x", "q dq", "-q"]
+        sls.cli.app.main, ["generate", "--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--state", "q dq", "-q"]
     )
     assert "running sls generate on the inline model" in inline.stderr
     # a user's mistake stays an ordinary error line
@@ -543,7 +547,7 @@ def test_every_mistake_is_one_line_never_a_traceback(walk, label):
 NAME_KINDS = {
     "toml file": ["model.toml"],
     "python file": ["model.py"],
-    "inline flags": ["--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--x", "q dq"],
+    "inline flags": ["--T", "1/2*dq^2", "--V", "0", "--fric", "0", "--state", "q dq"],
     "urdf file": ["arm.urdf"],
     "toml urdf table": ["robot.toml"],
     "bundled example": ["pendulum"],

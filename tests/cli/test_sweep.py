@@ -42,7 +42,7 @@ def test_final_states_of_every_set_in_the_files_order(package, scheduler, tmp_pa
     sets.write_text("mp,l\n0.1,0.5\n0.25,0.4\n\n0.05,0.7\n", encoding="utf-8")
     design = tmp_path / "gain.json"
     assert run_cli("lqr", package, "--x-eq", "0 0 0 0", "--Q", "10 10 1 1", "--save", design).exit_code == 0
-    common = ["--params", sets, "--x0", "0 0.2 0 0", "--t-end", 2, "--lqr-from", design, "--scheduler", scheduler]
+    common = ["--param-sets", sets, "--x0", "0 0.2 0 0", "--t-end", 2, "--lqr-from", design, "--scheduler", scheduler]
     printed = run_cli("sweep", package, *common, "--quiet")
     assert printed.exit_code == 0, printed.output
     lines = printed.output.splitlines()
@@ -53,7 +53,7 @@ def test_final_states_of_every_set_in_the_files_order(package, scheduler, tmp_pa
     pairs = [(0.1, 0.5), (0.25, 0.4), (0.05, 0.7)]
     serial = [control.simulate(pkg, X0, (0, 2), controller, params={"mp": a, "l": b}).y[:, -1] for a, b in pairs]
     assert np.array_equal(table, np.column_stack([pairs, serial]))  # the printed numbers round-trip exactly
-    written = run_cli("sweep", package, *common, "--out", tmp_path / "final.csv")
+    written = run_cli("sweep", package, *common, "--csv", tmp_path / "final.csv")
     assert written.exit_code == 0, written.output
     assert written.output.endswith("wrote 3 final states to " + str(tmp_path / "final.csv") + "\n")
     assert (tmp_path / "final.csv").read_text(encoding="utf-8") == printed.output
@@ -74,14 +74,16 @@ def test_a_wrong_parameter_file_is_one_line_before_any_cluster(package, tmp_path
     pytest.importorskip("distributed")
     sets = tmp_path / "sets.csv"
     sets.write_text(text, encoding="utf-8")
-    result = run_cli("sweep", package, "--params", sets, "--x0", "0 0 0 0", "--t-end", 1, "--scheduler", "tcp://0:1")
+    result = run_cli(
+        "sweep", package, "--param-sets", sets, "--x0", "0 0 0 0", "--t-end", 1, "--scheduler", "tcp://0:1"
+    )
     assert result.exit_code == 2
-    assert result.output == f"error: --params {sets}: {message}\n"
+    assert result.output == f"error: --param-sets {sets}: {message}\n"
 
 
 def test_without_dask_the_command_names_the_extra(package, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
-    result = run_cli("sweep", package, "--params", tmp_path / "none.csv", "--x0", "0 0 0 0", "--t-end", 1)
+    result = run_cli("sweep", package, "--param-sets", tmp_path / "none.csv", "--x0", "0 0 0 0", "--t-end", 1)
     assert result.exit_code == 1
     assert result.output.startswith("error: sweeps on a Dask cluster need dask.distributed")
     assert result.output.endswith('pip install "sls[dask]"\n')
