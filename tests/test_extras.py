@@ -120,3 +120,44 @@ def test_a_tool_extra_holds_tools_its_configuration_runs(extra):
         assert name in table, f"extra {extra!r} holds {name}, which nothing runs"
         where, words = table[name]
         assert words in (REPO / where).read_text(encoding="utf-8"), f"extra {extra!r}: {where} does not run {name}"
+
+
+#: The extras for working on sls itself, installed from the checkout (``pip install ".[test]"``).
+CHECKOUT_EXTRAS = {"test", "docs", "lint"}
+
+
+def _hint_sources() -> list[Path]:
+    """Where install hints are written: sls's messages and docstrings, the templates of the generated code, the
+    README and the pages under docs/ (the dated archive aside)."""
+    paths = [*(REPO / "sls").rglob("*.py"), *(REPO / "templates").rglob("*.j2"), REPO / "README.md"]
+    return paths + [p for p in (REPO / "docs").rglob("*.md") if "archive" not in p.parts]
+
+
+def _installed(text: str) -> list[str]:
+    """What each ``pip install`` in ``text`` installs: its first argument after the options, quotes removed."""
+    found = []
+    for match in re.finditer(r"pip install((?:\s+-\w+)*)\s+(\"[^\"]*\"|'[^']*'|[^\s`\"'),;]+)", text):
+        found.append(match.group(2).strip("\"'"))
+    return found
+
+
+def test_every_install_hint_has_one_form():
+    """An optional feature is installed as ``pip install "sls[NAME]"`` wherever sls says so (never its packages by
+    their own names, never the checkout's ``".[NAME]"``, which only the extras for working on sls use)."""
+    packages = {re.sub(r"\[.*", "", name) for table in FEATURES.values() for name in table} | {"distributed"}
+    wrong = []
+    for path in _hint_sources():
+        for what in _installed(path.read_text(encoding="utf-8")):
+            extra = re.fullmatch(r"(sls|\.)\[([\w-]+)\]", what)
+            if extra and extra.group(1) == "sls" and extra.group(2) in (*FEATURES, "NAME"):
+                continue
+            if extra and extra.group(1) == "." and extra.group(2) in CHECKOUT_EXTRAS:
+                continue
+            if extra or re.sub(r"[\[<>=].*", "", what).lower() in packages:
+                wrong.append(f"{path.relative_to(REPO)}: pip install {what}")
+    assert not wrong, 'install hints not in the form pip install "sls[NAME]":\n' + "\n".join(wrong)
+
+
+def test_the_hint_finder_sees_every_form():
+    text = 'pip install "sls[jax]" or `pip install ".[plot]"`, pip install matplotlib, pip install -e ".[test]"'
+    assert _installed(text) == ["sls[jax]", ".[plot]", "matplotlib", ".[test]"]

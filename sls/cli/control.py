@@ -359,7 +359,7 @@ def lqr_command(
     "plot",
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help="Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install matplotlib).",
+    help='Write a plot of q(t), qdot(t), u(t) and T + V (needs matplotlib: pip install "sls[plot]").',
 )
 @click.option(
     "--csv",

@@ -14,7 +14,7 @@ of parameter values passed as keyword arguments to the generated functions
 * :func:`discretize` — exact zero-order-hold discretization of ``(A, B)``.
 * :func:`ctrb`, :func:`controllability_rank` — the controllability matrix and its rank.
 * :func:`state_space` — the linearization as a python-control ``StateSpace``
-  (needs python-control: ``pip install control``).
+  (needs python-control: ``pip install "sls[control]"``).
 * :func:`simulate` — the nonlinear model, open or closed loop, with
   :func:`scipy.integrate.solve_ivp`; the result carries the energy.
   :func:`settling_time` — when a trajectory stays near the equilibrium.

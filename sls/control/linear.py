@@ -15,7 +15,7 @@ from sls.errors import ControlError, MissingDependencyError
 
 __all__ = ["controllability_rank", "ctrb", "discretize", "state_space"]
 
-CONTROL_HINT = "this needs python-control, which is not installed; install it with: pip install control"
+CONTROL_HINT = 'this needs python-control, which is not installed; install it with: pip install "sls[control]"'
 
 
 def ctrb(A: object, B: object) -> np.ndarray:

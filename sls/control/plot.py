@@ -1,8 +1,7 @@
 """Plots of simulations (:func:`sls.control.simulate` results) with matplotlib.
 
-matplotlib is an optional dependency: ``pip install matplotlib`` (or ``pip install ".[plot]"`` from the
-checkout). Without it,
-:func:`require_matplotlib` and :func:`plot_simulation` raise
+matplotlib is an optional dependency: ``pip install "sls[plot]"``. Without it, :func:`require_matplotlib` and
+:func:`plot_simulation` raise
 :class:`sls.errors.MissingDependencyError` with a one-line message. Figures are
 drawn with ``matplotlib.figure.Figure`` directly (no pyplot, no GUI backend),
 so plotting works headless.
@@ -22,7 +21,7 @@ from sls.output.write import replacing
 
 __all__ = ["plot_simulation", "require_matplotlib", "simulation_figure"]
 
-INSTALL_HINT = "writing a plot needs matplotlib, which is not installed; install it with: pip install matplotlib"
+INSTALL_HINT = 'writing a plot needs matplotlib, which is not installed; install it with: pip install "sls[plot]"'
 
 
 def require_matplotlib() -> ModuleType:

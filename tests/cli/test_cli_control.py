@@ -183,7 +183,7 @@ def test_plot_without_matplotlib(folders, tmp_path):
     assert proc.returncode == 1
     assert (
         proc.stderr
-        == "error: writing a plot needs matplotlib, which is not installed; install it with: pip install matplotlib\n"
+        == 'error: writing a plot needs matplotlib, which is not installed; install it with: pip install "sls[plot]"\n'
     )
     assert not png.exists()
     # The API raises the same error, an SlsError.

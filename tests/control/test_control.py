@@ -587,5 +587,7 @@ def test_state_space(pkgs):
 
 def test_state_space_without_python_control(pkgs, monkeypatch):
     monkeypatch.setitem(sys.modules, "control", None)
-    with pytest.raises(MissingDependencyError, match=r"state_space: this needs python-control.*pip install control"):
+    with pytest.raises(
+        MissingDependencyError, match=r'state_space: this needs python-control.*pip install "sls\[control\]"'
+    ):
         control.state_space(pkgs["cart_pole"], np.zeros(4))
