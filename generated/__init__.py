@@ -27,6 +27,10 @@ from .xdot_fun import xdot_fun
 
 #: Number of degrees of freedom.
 N_DOF = 2
+#: Number of coordinates q and of speeds v (N_DOF; more coordinates than speeds with a quaternion): the state is
+#: [q; v] (4 entries).
+N_Q = 2
+N_V = 2
 #: Number of inputs.
 N_INPUTS = 2
 #: State names, q first then q-dot.

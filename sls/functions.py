@@ -422,17 +422,30 @@ def needed(full: tuple, chosen: Sequence[str]) -> set:
     return keep
 
 
+#: Other names of functions, in the packages of models with generalized speeds (``kinematics``): ``vdot_fun`` is
+#: ``qddot_fun`` there (the speeds' rates); :func:`check` takes them for the function they name.
+ALIASES = {"vdot_fun": "qddot_fun"}
+
+
 def check(
     model: Model, chosen: Sequence[str] | str, where: str = "functions", error: type | None = None
 ) -> tuple | None:
-    """``chosen`` (names of generated functions, a list or a comma-separated string) checked against what
-    ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
+    """``chosen`` (names of generated functions, a list or a comma-separated string; :data:`ALIASES` too) checked
+    against what ``model``'s package can hold: the names as a tuple in registry order, or ``None`` for the full set.
     An unknown name raises ``error`` (default :class:`~sls.errors.ModelError`) listing the valid ones."""
     from sls.errors import ModelError
 
     names = [n.strip() for n in chosen.split(",")] if isinstance(chosen, str) else list(chosen)
     full = available(model)
     valid = [f.name for f in full]
+    speeds = getattr(model, "kinematics", None) is not None
+    if any(name in ALIASES for name in names) and not speeds:
+        alias = next(name for name in names if name in ALIASES)
+        raise (error or ModelError)(
+            f"{where}: '{alias}' is {ALIASES[alias]}'s other name in a model with generalized speeds (a package "
+            f"exposing it); this model's speeds are the rates of its coordinates: name {ALIASES[alias]}"
+        )
+    names = [ALIASES.get(name, name) if isinstance(name, str) else name for name in names]
     for name in names:
         if not isinstance(name, str) or name not in valid:
             shown = f"'{name}'" if isinstance(name, str) and name else repr(name)

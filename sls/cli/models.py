@@ -11,8 +11,9 @@ from pathlib import Path
 import click
 
 from sls.cli.values import parse_param
-from sls.errors import SlsError, UsageError
+from sls.errors import ModelFileError, SlsError, UsageError
 from sls.model import Model, with_ranges
+from sls.model.names import did_you_mean
 from sls.readers import (
     DEFAULT_EXAMPLE,
     example_names,
@@ -231,6 +232,12 @@ def _load_file(model: str, options: RobotOptions) -> Model:
         raise UsageError(f"{model}: model files must end in .toml, .py, .urdf, .xacro or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
         raise UsageError(f"{model}: no such model file")
+    names = [*example_names(), NLINK]
+    if model not in names:
+        raise ModelFileError(
+            f"unknown example '{model}'{did_you_mean(model, names)} (bundled examples: {', '.join(names)}; "
+            "sls examples describes them)"
+        )
     return load_example(
         model,
         floating_base=options.floating_base,

@@ -75,6 +75,22 @@ def plot_simulation(
 #: Legend entries per column (more curves: more columns).
 LEGEND_ROWS = 10
 
+#: matplotlib's ten default colours ("tab10") and the line styles that tell apart curves of one colour.
+COLORS = tuple(f"C{k}" for k in range(10))
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def curve_styles(count: int) -> list[tuple[Any, str]]:
+    """A distinct ``(color, linestyle)`` for each of ``count`` curves of one panel, so that no two entries of a legend
+    look alike: matplotlib's ten colours, solid, up to ten curves; then each colour in turn with its next line
+    style, up to forty; beyond, ``count`` colours spread over the "turbo" colour map with the styles in turn."""
+    if count <= len(COLORS) * len(LINE_STYLES):
+        return [(COLORS[k % len(COLORS)], LINE_STYLES[k // len(COLORS)]) for k in range(count)]
+    from matplotlib import colormaps
+
+    spread = colormaps["turbo"](np.linspace(0.0, 1.0, count))
+    return [(tuple(spread[k]), LINE_STYLES[k % len(LINE_STYLES)]) for k in range(count)]
+
 
 def simulation_figure(
     result: Any, state_names: Sequence[str], *, input_names: Sequence[str] = (), title: str | None = None
@@ -106,18 +122,18 @@ def simulation_figure(
     axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     for ax, panel in zip(axes, panels):
         if panel == "q":
-            for i in range(n):
-                ax.plot(t, y[i], label=names[i])
+            for i, (color, style) in zip(range(n), curve_styles(n)):
+                ax.plot(t, y[i], label=names[i], color=color, linestyle=style)
             ax.set_ylabel(r"$q$")
         elif panel == "dq":
-            for i in range(n, y.shape[0]):
-                ax.plot(t, y[i], label=names[i])
+            for i, (color, style) in zip(range(n, y.shape[0]), curve_styles(y.shape[0] - n)):
+                ax.plot(t, y[i], label=names[i], color=color, linestyle=style)
             ax.set_ylabel(r"$\dot q$" if y.shape[0] == 2 * n else r"$v$")
         elif panel == "u":
             u = np.atleast_2d(np.asarray(u))
             labels = list(input_names) or [f"u{i + 1}" for i in range(u.shape[0])]
-            for i in range(u.shape[0]):
-                ax.plot(t, u[i], label=labels[i])
+            for i, (color, style) in zip(range(u.shape[0]), curve_styles(u.shape[0])):
+                ax.plot(t, u[i], label=labels[i], color=color, linestyle=style)
             ax.set_ylabel(r"$u$")
         else:
             energy = np.asarray(energy, dtype=float)

@@ -64,3 +64,26 @@ def test_energy_axis_has_no_offset_and_time_is_in_seconds():
 def test_plot_simulation_writes_a_png(tmp_path):
     path = plot_simulation(_run(9), [f"x{k}" for k in range(18)], tmp_path / "run.png", title="n = 9")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("n_q", "n_v", "m"), [(2, 2, 1), (19, 18, 12), (30, 30, 45)])
+def test_no_two_curves_of_a_legend_look_alike(n_q, n_v, m):
+    """A 37-state robot (quaternion base: 19 coordinates, 18 speeds) and wider: every line of a panel has its own
+    colour and line style."""
+    from matplotlib.colors import to_rgba
+
+    t = np.linspace(0.0, 1.0, 11)
+    y = np.array([np.sin(t + k) for k in range(n_q + n_v)])
+    u = np.array([np.cos(t + k) for k in range(m)])
+    run = SimpleNamespace(t=t, y=y, u=u, energy=1.0 + 0 * t, n_q=n_q)
+    names = [f"x{k}" for k in range(n_q + n_v)]
+    figure = simulation_figure(run, names, input_names=[f"u{k}" for k in range(m)])
+    counts = []
+    for ax in figure.axes:
+        lines = ax.get_lines()
+        if ax.get_legend() is None:
+            continue
+        looks = {(to_rgba(line.get_color()), line.get_linestyle()) for line in lines}
+        assert len(looks) == len(lines), f"{ax.get_ylabel()}: {len(lines)} curves, {len(looks)} looks"
+        counts.append(len(lines))
+    assert counts == [n_q, n_v, m]

@@ -42,6 +42,19 @@ MATLAB_HEADER_MARK = HEADER_MARK
 FREE_FLYER_FILES = ("integrate", "difference", "normalize_configuration", "to_mujoco", "from_mujoco")
 
 
+#: The function file every package holds (``templates/matlab/model_info.m.j2``): ``info = model_info()``, the
+#: Python package's constants as a struct (``N_DOF``, ``N_Q``, ``N_V``, ``N_INPUTS``, ``STATE``, ``INPUTS``,
+#: ``PARAMS``, ...): a MATLAB package is its function files, so its constants are a function's result.
+INFO_FILE = "model_info"
+
+
+def _cells(names: list) -> str:
+    """``names`` as a MATLAB cell row of char arrays (``cell(1, 0)`` when empty)."""
+    from sls.backends.matlab.code import quoted
+
+    return "{" + ", ".join(quoted(str(name)) for name in names) + "}" if names else "cell(1, 0)"
+
+
 def _free_flyer(model: Model) -> bool:
     return model.tree is not None and bool(model.tree.quaternions)
 
@@ -90,7 +103,7 @@ class MatlabBackend(Backend):
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
-        names = [f"{name}.m" for name in functions.names(model)]
+        names = [f"{name}.m" for name in functions.names(model)] + [f"{INFO_FILE}.m"]
         return names + ([f"{name}.m" for name in FREE_FLYER_FILES] if _free_flyer(model) else [])
 
     @staticmethod
@@ -136,7 +149,7 @@ class MatlabBackend(Backend):
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends import render
-        from sls.backends.matlab.code import function_spec
+        from sls.backends.matlab.code import function_spec, quoted
 
         env = self.environment()
         ctx = render.context(model, simplify, method)
@@ -151,6 +164,8 @@ class MatlabBackend(Backend):
                 continue
             spec = function_spec(function, model, names, code[function.name])
             files[f"{function.name}.m"] = template.render(ctx=ctx, fn=spec)
+        info = env.get_template(f"{INFO_FILE}.m.j2")
+        files[f"{INFO_FILE}.m"] = info.render(ctx=ctx, quoted=quoted, cells=_cells, functions=functions.names(model))
         if _free_flyer(model):
             general = bool(_quaternion_blocks(model))
             configuration = env.get_template("quaternions.m.j2" if general else "free_flyer.m.j2")
