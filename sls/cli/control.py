@@ -172,6 +172,25 @@ def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
+def _equilibrium_lines(
+    state: Sequence[str], x_eq: Iterable[float], inputs: Sequence[str], u_eq: Iterable[float]
+) -> list[str]:
+    """``equilibrium: x_eq = [...], u_eq = [...]`` on one line when it fits in :data:`WIDE` columns; else each
+    vector on lines of its own, wrapped at :data:`WIDE` columns (an entry ``name=value`` never split)."""
+    line = f"equilibrium: x_eq = [{_labelled(state, x_eq)}], u_eq = [{_labelled(inputs, u_eq)}]"
+    if len(line) <= WIDE:
+        return [line]
+    lines = ["equilibrium:"]
+    for label, names, values in (("x_eq", state, x_eq), ("u_eq", inputs, u_eq)):
+        items = [f"{name}={value + 0.0:.6g}" for name, value in zip(names, values)]
+        start = f"  {label} = ["
+        wrapped = _wrapped(items, WIDE - len(start) - 1) or [""]
+        lines.append(start + wrapped[0])
+        lines += [" " * len(start) + text for text in wrapped[1:]]
+        lines[-1] += "]"
+    return lines
+
+
 def _design(pkg: ModuleType, path: str, allow_other_model: bool) -> LQRDesign:
     """The design in the file of ``--lqr-from``, made on this package's model unless ``--allow-other-model``;
     its errors name the option."""
@@ -311,7 +330,8 @@ def lqr_command(
         parse_weight(R, pkg.N_INPUTS, "--R"),
         params=values,
     )
-    click.echo(f"equilibrium: x_eq = [{_labelled(pkg.STATE, result.x_eq)}], u_eq = [{_labelled(pkg.INPUTS, u)}]")
+    for line in _equilibrium_lines(pkg.STATE, result.x_eq, pkg.INPUTS, u):
+        click.echo(line)
     columns = tangent_names(pkg)
     if len(columns) != len(pkg.STATE):
         click.echo(

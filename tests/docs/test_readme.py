@@ -60,3 +60,19 @@ def test_readme_example_runs(tmp_path):
     final = re.search(r"\|q\(5\) - pi\| = ([-\d.e+]+) rad", out)
     assert final, out
     assert float(final.group(1)) < 1e-3, "the LQR controller must bring the pendulum upright"
+
+
+#: Numbers as the README writes them.
+WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def test_the_readme_counts_and_names_every_target():
+    from sls.backends import TARGETS
+
+    readme = README.read_text(encoding="utf-8")
+    intro = readme[: readme.index("<!-- --8<-- [end:intro] -->")]
+    counted = re.search(r"One derivation, (\w+) targets", intro)
+    assert counted, "the README's intro counts the targets"
+    assert counted.group(1) == WORDS[len(TARGETS)], f"the README says {counted.group(1)} targets; sls has {len(TARGETS)}"
+    for target in TARGETS[1:]:  # the default is "numpy modules (the default)"
+        assert f"`--target {target}`" in intro, f"the README's intro does not name --target {target}"
