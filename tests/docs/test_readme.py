@@ -73,6 +73,6 @@ def test_the_readme_counts_and_names_every_target():
     intro = readme[: readme.index("<!-- --8<-- [end:intro] -->")]
     counted = re.search(r"One derivation, (\w+) targets", intro)
     assert counted, "the README's intro counts the targets"
-    assert counted.group(1) == WORDS[len(TARGETS)], f"the README says {counted.group(1)} targets; sls has {len(TARGETS)}"
+    assert counted.group(1) == WORDS[len(TARGETS)], f"README: {counted.group(1)} targets, sls: {len(TARGETS)}"
     for target in TARGETS[1:]:  # the default is "numpy modules (the default)"
         assert f"`--target {target}`" in intro, f"the README's intro does not name --target {target}"
