@@ -78,7 +78,8 @@ class SectionedCommand(click.Command):
     def renaming(self, args: Sequence[str]) -> list[str]:
         """``args`` with every renamed option under its new name (``--x q`` and ``--x=q`` alike; nothing after
         ``--``), one ``warning:`` line on stderr per old name used."""
-        result, warned = [], set()
+        result: list[str] = []
+        warned: set[str] = set()
         for k, arg in enumerate(args):
             if arg == "--":
                 return [*result, *args[k:]]

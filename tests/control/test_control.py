@@ -202,7 +202,7 @@ def test_input_map_errors_toml(tmp_path, forces, message):
 
 @pytest.mark.parametrize("forces, message", BAD_FORCES)
 def test_input_map_errors_flags(tmp_path, forces, message):
-    args = ["generate", "--T", MODEL["T"], "--V", MODEL["V"], "--fric", "0", "--x", "s th ds dth", "--input", "F"]
+    args = ["generate", "--T", MODEL["T"], "--V", MODEL["V"], "--fric", "0", "--state", "s th ds dth", "--input", "F"]
     for force in forces:
         args += ["--force", force]
     result = CliRunner().invoke(main, args + ["--out", str(tmp_path / "out")])

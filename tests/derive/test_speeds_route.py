@@ -186,7 +186,7 @@ def test_the_same_model_from_toml_flags_python_and_the_api(tmp_path):
             """
         )
     )
-    flags = ["--x", " ".join(BODY["state"]), "--T", BODY["T"], "--V", "0", "--fric", "0"]
+    flags = ["--state", " ".join(BODY["state"]), "--T", BODY["T"], "--V", "0", "--fric", "0"]
     flags += [arg for k in EULER_KINEMATICS for arg in ("--kinematics", k)]
     flags += ["--param", "I1=1", "--param", "I2=2", "--param", "I3=3"]
     run("generate", str(toml), "--out", "from_toml", "--quiet", cwd=tmp_path)
