@@ -422,8 +422,7 @@ def needed(full: tuple, chosen: Sequence[str]) -> set:
     return keep
 
 
-#: Other names of functions, in the packages of models with generalized speeds (``kinematics``): ``vdot_fun`` is
-#: ``qddot_fun`` there (the speeds' rates); :func:`check` takes them for the function they name.
+#: Other names of functions in the packages of models in generalized speeds (``vdot_fun``: the speeds' rates).
 ALIASES = {"vdot_fun": "qddot_fun"}
 
 
@@ -439,12 +438,8 @@ def check(
     full = available(model)
     valid = [f.name for f in full]
     speeds = getattr(model, "kinematics", None) is not None
-    if any(name in ALIASES for name in names) and not speeds:
-        alias = next(name for name in names if name in ALIASES)
-        raise (error or ModelError)(
-            f"{where}: '{alias}' is {ALIASES[alias]}'s other name in a model with generalized speeds (a package "
-            f"exposing it); this model's speeds are the rates of its coordinates: name {ALIASES[alias]}"
-        )
+    for alias in (n for n in names if isinstance(n, str) and n in ALIASES and not speeds):
+        raise (error or ModelError)(f"{where}: '{alias}' exists with generalized speeds only: name {ALIASES[alias]}")
     names = [ALIASES.get(name, name) if isinstance(name, str) else name for name in names]
     for name in names:
         if not isinstance(name, str) or name not in valid:

@@ -41,6 +41,7 @@ ACCEPTANCE_CHECKS = {
     "test_golden.py": "generated functions against the golden values in tests/reference/",
     "test_properties.py": "the generated functions' numerical properties (finite differences, energy, batches)",
     "test_layout.py": "the layout rules of the tree",
+    "test_extras.py": "pyproject.toml's extras against what their features import; the install hints",
 }
 
 

@@ -103,5 +103,5 @@ def test_functions_vdot_fun_where_the_package_exposes_it(target, tmp_path):
 
 
 def test_vdot_fun_of_a_model_without_speeds_names_qddot_fun():
-    with pytest.raises(ModelError, match="name qddot_fun"):
+    with pytest.raises(ModelError, match="vdot_fun.* exists with generalized speeds only: name qddot_fun"):
         sls.functions.check(sls.load_example("pendulum"), ["vdot_fun"])
