@@ -354,9 +354,12 @@ def test_cli_lqr_summarizes_a_gain_too_wide_to_print(tmp_path):
     gain = tmp_path / "gain.json"
     result = run_cli("lqr", tmp_path / "chain", "--x-eq", " ".join(["0"] * 12), "--Q", "1", "--R", "1", "--save", gain)
     assert result.exit_code == 0, result.stderr
-    lines = result.output.splitlines()
-    assert max(len(line) for line in lines[2:-1]) <= 120, "the lines naming files and the equilibrium aside"
-    assert lines[1] == f"K (u = u_eq - K (x - x_eq)): 6 x 12, too wide to print; the full K is saved in {gain}"
+    printed_lines = result.output.splitlines()
+    assert printed_lines[0] == "equilibrium:"  # 150 columns on one line: wrapped, every line within 120
+    k = printed_lines.index(f"K (u = u_eq - K (x - x_eq)): 6 x 12, too wide to print; the full K is saved in {gain}")
+    assert max(len(line) for line in printed_lines[:k]) <= 120
+    lines = printed_lines[k - 1 :]  # from the equilibrium's last line: the layout below as before
+    assert max(len(line) for line in lines[2:-1]) <= 120, "the lines naming files aside"
     K = np.array(json.loads(gain.read_text())["K"])
     expected = control.lqr(tmp_path / "chain", np.zeros(12), Q=1, R=1)
     np.testing.assert_allclose(K, expected.K, rtol=1e-12)
