@@ -273,7 +273,7 @@ def test_files_follow_the_matlab_compatibility_rules(tmp_path):
                 assert not OCTAVE_ONLY.search(stripped), f"{path.name}: {line}"
                 assert not re.search(r"\binv\(", line), f"{path.name}: {line}"
                 assert not re.search(r"(?<![\w.])_\w", stripped), f"{path.name}: a name starting with _: {line}"
-            if path.stem == "model_info":  # the names as strings, never renamed (tests/test_package_shape.py)
+            if path.stem == "model_info":  # the names as strings, never renamed (tests/backends/test_package_shape.py)
                 continue
             assert (
                 "% Names MATLAB or this code already use, renamed here: M -> v_M, chol -> v_chol, end -> v_end, "
