@@ -214,7 +214,6 @@ CONSTRAINT_FUNCTIONS = (
         (STATE, INPUT, ACCELERATION, MULTIPLIERS_ARGUMENT),
         (("kkt_jac", ("nk", "x")),),
         ("kkt_jac",),
-        jacobian=True,
     ),
 )
 #: A model with generalized speeds' kinematics ``q̇ = S(q) v`` and its Jacobian (the upper rows of ``A``).
