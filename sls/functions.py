@@ -320,7 +320,11 @@ def _by_directions(result: tuple) -> tuple:
 
 
 #: What the functions of a model with generalized speeds call besides their own kernels.
-SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}
+SPEED_CALLS = {
+    "xdot_fun": ("qdot_fun",),
+    "linearized_model": ("qdot_jac_fun",),
+    "contact_forces_jac_fun": ("qdot_jac_fun",),
+}
 
 #: The constraint forces' multipliers of a constrained model (solved at run time).
 MULTIPLIERS = Function(
