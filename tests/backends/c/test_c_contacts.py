@@ -57,7 +57,14 @@ def test_every_solve_equals_the_python_target(standing):
     rng = np.random.default_rng(14)
     states = np.array([random_state(peer, rng) for _ in range(6)])
     inputs = rng.normal(size=(6, c.N_INPUTS))
-    for name in ("vdot_fun", "xdot_fun", "multipliers_fun", "contact_forces_fun", "linearized_model"):
+    for name in (
+        "vdot_fun",
+        "xdot_fun",
+        "multipliers_fun",
+        "contact_forces_fun",
+        "linearized_model",
+        "contact_forces_jac_fun",
+    ):
         for x, u in [*zip(states, inputs), (states, inputs)]:
             want, got = getattr(py, name)(x, u), getattr(c, name)(x, u)
             for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):

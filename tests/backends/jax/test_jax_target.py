@@ -48,7 +48,15 @@ def pair(model: sls.Model, folder, method: str = "auto"):
 
 
 #: The functions of a state and an input (the rest take the state alone, or are listed below).
-WITH_INPUT = ("qddot_fun", "vdot_fun", "xdot_fun", "linearized_model", "multipliers_fun", "contact_forces_fun")
+WITH_INPUT = (
+    "qddot_fun",
+    "vdot_fun",
+    "xdot_fun",
+    "linearized_model",
+    "multipliers_fun",
+    "contact_forces_fun",
+    "contact_forces_jac_fun",
+)
 
 
 #: The functions of a quaternion base's configuration space (no parameters).
