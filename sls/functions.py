@@ -399,7 +399,11 @@ def _available(model: Model) -> tuple:
     solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
     extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ()) + frames
     kinds = {kind for _, kind in getattr(model, "contacts", ())}
-    contacts = ((CONTACT_WRENCHES, CONTACT_WRENCHES_JAC) if "6d" in kinds else (CONTACT_FORCES, CONTACT_FORCES_JAC)) if kinds else ()
+    contacts = (
+        ((CONTACT_WRENCHES, CONTACT_WRENCHES_JAC) if "6d" in kinds else (CONTACT_FORCES, CONTACT_FORCES_JAC))
+        if kinds
+        else ()
+    )
     multipliers = ((MULTIPLIERS,) if constrained else ()) + contacts
     result = arrays + extra + solves + multipliers + tuple(f for f in FUNCTIONS if f.uses)
     if speeds:

@@ -161,7 +161,14 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     function = functions.BY_NAME[name]
     frames = len(model.frames)
     shape = shape.format(
-        n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k, nk=model.n + model.k, f=frames
+        n=model.n,
+        n2=2 * model.n,
+        nx=len(model.state),
+        nq=model.n_q,
+        m=model.m,
+        k=model.k,
+        nk=model.n + model.k,
+        f=frames,
     )
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (

@@ -70,6 +70,9 @@ def arguments(name: str, package, x: np.ndarray, rng: np.random.Generator) -> tu
         return (x, rng.normal(size=batch + (package.N_INPUTS,)))
     if name == "tau_fun":
         return (x, rng.normal(size=batch + (package.N_DOF,)))
+    if name == "constrained_residual_jac_fun":  # (x, u, qddot, lam)
+        sizes = (package.N_INPUTS, package.N_DOF, package.N_CONSTRAINTS)
+        return (x, *(rng.normal(size=batch + (size,)) for size in sizes))
     if name in ("integrate", "from_mujoco"):  # (q, dq) / (qpos, qvel)
         return (x[..., :n_q], rng.normal(size=batch + (package.N_DOF,)))
     if name == "difference":
