@@ -90,7 +90,8 @@ def residuals(module: ModuleType, x: np.ndarray, params: Mapping[str, float]) ->
 
 
 def constraint_violation(module: ModuleType, x: np.ndarray, params: Mapping[str, float]) -> Violation:
-    """The worst residual of the state ``x`` relative to its tolerance (:data:`TOLERANCE`), positions first."""
+    """The worst residual of the state ``x`` (:data:`TOLERANCE`): the largest ``|c|`` if it is too large (positions
+    first: the velocities of a state off its constraints mean little), else the largest ``|A v|``."""
     n_q = coordinate_count(module)
     c, velocity = residuals(module, x, params)
     names = row_names(module)
@@ -103,7 +104,8 @@ def constraint_violation(module: ModuleType, x: np.ndarray, params: Mapping[str,
     if velocity.size:
         i = int(np.argmax(np.abs(velocity)))
         candidates.append(Violation("velocity", i, names[i], float(velocity[i]), speed_scale))
-    return max(candidates, key=lambda v: abs(v.value) / v.tolerance)
+    violated = [v for v in candidates if v.violated]
+    return (violated or candidates)[0]
 
 
 def check_consistent(
