@@ -188,3 +188,24 @@ def test_the_command_line_names_the_inputs_and_checks_the_options(tmp_path, monk
         result = runner.invoke(main, arguments + ["-o", "x"])
         assert result.exit_code != 0 and message in result.output, result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["python", "c", "jax", "casadi"])
+def test_every_python_facing_target_keeps_the_stances(tmp_path, target):
+    (tmp_path / "arm.urdf").write_text(ARM)
+    (tmp_path / "arm.srdf").write_text(ARM_SRDF)
+    model = load_urdf(tmp_path / "arm.urdf", srdf=tmp_path / "arm.srdf")
+    plain = load_urdf(tmp_path / "arm.urdf")
+    assert sls.generate(model, tmp_path / "with", target=target).files
+    sls.generate(plain, tmp_path / "without", target=target)
+    text = (tmp_path / "with" / "__init__.py").read_text()
+    assert f"STANCES = {{'up': ({np.pi / 2!r}, -0.5, 0.0, 0.0), 'half': (0.0, 0.3, 0.0, 0.0)}}" in text
+    without = (tmp_path / "without" / "__init__.py").read_text()
+    assert "STANCES" not in without
+    # the stances (the constant and its comment) are the only difference besides the fingerprint
+
+    def kept(source: str) -> list:
+        skipped = ("STANCES", "Named states at rest", "fingerprint", "FINGERPRINT")
+        return [line for line in source.splitlines() if line.strip() and not any(s in line for s in skipped)]
+
+    assert kept(text) == kept(without)
