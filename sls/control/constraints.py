@@ -134,7 +134,8 @@ def project_state(
 
     Positions by Gauss–Newton on ``c(q) = 0``: ``q ← integrate(q, −A_h⁺ c)`` (``A_h`` the holonomic rows of ``A``,
     the minimum-norm tangent step) until ``|c| ≤ 1e-12·max(1, max |q|)``; then
-    ``v ← v − M⁻¹Aᵀ (A M⁻¹Aᵀ)⁺ A v`` (the ``v`` with ``A v = 0`` nearest in kinetic energy: the inelastic impulse). Returns the state unchanged (and the line says so) when it is consistent already.
+    ``v ← v − M⁻¹Aᵀ (A M⁻¹Aᵀ)⁺ A v`` (the ``v`` with ``A v = 0`` nearest in kinetic energy: the inelastic
+    impulse). Returns the state unchanged (and the line says so) when it is consistent already.
     """
     n_q, n = coordinate_count(module), module.N_DOF
     state = np.array(x, dtype=float)
