@@ -112,3 +112,25 @@ def test_stand_push_recover(solo, peer):
     trunk = np.linalg.norm(states[:, :3] - stance[:3], axis=1)
     assert trunk.max() > 5e-3  # it was pushed away ...
     assert trunk[-1] < 0.02  # ... and came back within 2 cm
+
+
+def test_the_projection_on_a_quaternion_base(solo):
+    """Gauss-Newton through the package's integrate (a trunk 1 cm low and tilted), then the velocities nearest in
+    kinetic energy: M (v' - v) is a combination of the rows of A (an impulse of the ground), A v' = 0."""
+    from sls.control.constraints import project_state
+
+    root, _, _ = solo
+    pkg = load_package(root / "solo")
+    x = np.array(pkg.STANCES["standing"])
+    x[2] -= 0.01
+    x[3:7] = [0.02, -0.01, 0.0, 1.0]
+    x[pkg.N_Q :] = np.random.default_rng(3).standard_normal(pkg.N_V)
+    projected, line = project_state(pkg, x, {})
+    assert np.abs(pkg.constraint_fun(projected)).max() < 1e-12
+    assert np.linalg.norm(projected[3:7]) == pytest.approx(1.0, abs=1e-15)
+    A, M = pkg.constraint_jac_fun(projected), pkg.M_fun(projected)
+    v, v0 = projected[pkg.N_Q :], x[pkg.N_Q :]
+    assert np.abs(A @ v).max() < 1e-12
+    impulse, *_ = np.linalg.lstsq(A.T, M @ (v - v0), rcond=None)
+    np.testing.assert_allclose(A.T @ impulse, M @ (v - v0), atol=1e-10)
+    assert line.startswith("projected x0 onto the constraints: q moved by ") and "v moved by" in line
