@@ -39,6 +39,9 @@ from sls.model.tree import BALL, FREE, MOVABLE_TYPES, Robot, rpy_matrix
 #: Pinocchio's name of the free-flyer joint it adds (``buildModelFromUrdf(path, JointModelFreeFlyer())``).
 PINOCCHIO_ROOT = "root_joint"
 
+#: The neutral coordinates of the quaternion joints (a unit quaternion, scalar last); every other joint's is 0.
+NEUTRAL = {FREE: (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), BALL: (0.0, 0.0, 0.0, 1.0)}
+
 _DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
@@ -100,15 +103,7 @@ def stance_coordinates(robot: Robot, joints: Mapping[str, Sequence[float]], wher
     """The coordinates ``q`` (``Robot.slots`` order, as many as the model's) of a stance ``{joint: values}``;
     ``where`` starts the messages (``file: stance 'name'``). Joints not given keep their neutral values; names the
     robot does not have are skipped (as Pinocchio does)."""
-    q: list = []
-    for slot in robot.slots:
-        q += (
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
-            if slot.kind == FREE
-            else [0.0, 0.0, 0.0, 1.0]
-            if slot.kind == BALL
-            else [0.0]
-        )
+    q: list = [value for slot in robot.slots for value in NEUTRAL.get(slot.kind, (0.0,))]
     by_name = {slot.joint.name: slot for slot in robot.slots}
     euler = {base.name: base for base in robot.bases}
     for name, values in joints.items():
