@@ -197,7 +197,7 @@ def g1_section(folder: Path, count: int, budget: float, log) -> dict:
     model = load_urdf(path, floating_base=True, contacts=[f"{foot}:6d" for foot in feet], name="bench_g1_flat")
     start = time.perf_counter()
     sls.generate(
-        model, folder / model.name, target="c", functions=["vdot_fun", "linearized_model", "contact_forces_jac_fun"]
+        model, folder / model.name, target="c", functions=["qddot_fun", "linearized_model", "contact_forces_jac_fun"]
     )
     seconds = time.perf_counter() - start
     sys.path.insert(0, str(folder))

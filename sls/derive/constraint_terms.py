@@ -69,9 +69,8 @@ def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: lis
     ``q`` (n_q) and ``dq`` (n: the speeds ``v``) are symbol nodes; ``S`` (n_q × n nodes) the kinematics
     ``q̇ = S(q) v`` of a model with generalized speeds (``None``: ``v = q̇``). Holonomic rows ``c(q) = 0`` get
     ``A = (∂c/∂q) S``, velocity rows (linear in ``v``) ``A = ∂w/∂v``; the bias ``g = −(∂(A v)/∂q) q̇ − 2ω A v − ω² c``
-    (``ω`` the parameter ``constraint_stabilization``, :func:`stabilization_rate`). ``constraint_jac_jac``
-    (k, n, n_q + n) and ``constraint_bias_jac``
-    (k, n_q + n) are over the state ``x = [q; v]``."""
+    (``ω`` the parameter ``constraint_stabilization``, :func:`stabilization_rate`). Their Jacobians over the state
+    ``x = [q; v]`` are :func:`constraint_jacobians_graph`'s."""
     if not model.constrained:
         return {}
     n, n_q = len(dq), len(q)
@@ -99,14 +98,29 @@ def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: lis
                 terms.append(graph.neg(graph.mul((omega2, holonomic[i]))))
             bias[i] = graph.add(terms)
     A_flat = [e for row in A for e in row]
-    dA = [graph.forward(A_flat, {q[col]: graph.one}) for col in range(n_q)]
-    k = len(A)
     return {
         "constraint": tuple(holonomic + rolling),
-        "constraint_jac": nest(A_flat, (k, n)),
-        "constraint_jac_jac": nest(
-            [dA[col][r] if col < n_q else graph.zero for r in range(k * n) for col in range(n_q + n)], (k, n, n_q + n)
-        ),
+        "constraint_jac": nest(A_flat, (len(A), n)),
         "constraint_bias": tuple(bias),
-        "constraint_bias_jac": nest([e for row in graph.jacobian(bias, x) for e in row], (k, n_q + n)),
+    }
+
+
+def constraint_jacobians_graph(graph: Graph, terms: dict, along: list, x: list) -> dict:
+    """``constraint_jac_jac`` (k, n, len(x)) and ``constraint_bias_jac`` (k, len(x)) of the graph routes' constraint
+    ``terms`` (:func:`constraint_terms_graph`, a robot's contacts): ``A`` differentiated along each node of ``along``
+    (the coordinates, or the whole state; ``A`` depends on the coordinates alone, its other columns zero), ``g``
+    along ``x``. Only the constraint functions' own Jacobians need them: the constrained derivatives never do
+    (:meth:`~sls.derive.graph_route.GraphTerms._kkt_jac`)."""
+    if not terms:
+        return {}
+    A, bias = terms["constraint_jac"], terms["constraint_bias"]
+    k, n = len(A), len(A[0]) if A else 0
+    A_flat = [e for row in A for e in row]
+    dA = [graph.forward(A_flat, {node: graph.one}) for node in along]
+    return {
+        "constraint_jac_jac": nest(
+            [dA[col][r] if col < len(along) else graph.zero for r in range(k * n) for col in range(len(x))],
+            (k, n, len(x)),
+        ),
+        "constraint_bias_jac": nest([e for row in graph.jacobian(list(bias), x) for e in row], (k, len(x))),
     }

@@ -16,7 +16,7 @@ import sympy
 
 from sls.algebra.graph import Graph
 from sls.arrays import flatten, nest, shape_of
-from sls.derive.constraint_terms import constraint_terms_graph
+from sls.derive.constraint_terms import constraint_jacobians_graph, constraint_terms_graph
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
@@ -89,12 +89,12 @@ NEEDS_BY_ARRAY = {
     "rhs": ("h", "phi", "B"),
     "drhs": ("h_jac", "phi_jac", "fric_jac", "dB"),
     "residual_jac": ("residual_jac",),
-    "kkt_jac": ("kkt_jac",),
     "c": ("constraints",),
     "A": ("constraints",),
-    "A_jac": ("constraints",),
+    "A_jac": ("constraint_jacobians",),
     "bias": ("constraints",),
-    "bias_jac": ("constraints",),
+    "bias_jac": ("constraint_jacobians",),
+    "kkt_jac": ("kkt_jac",),
     "qdot": ("qdot",),
     "qdot_jac": ("qdot_jac",),
     **{name: ("frames",) for name in FRAME_ARRAYS},
@@ -134,6 +134,7 @@ class GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = (
         "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
+        "constraint_jacobians",
         "qdot", "qdot_jac", "frames", "M_dir", "C_dir", "B_dir", "kkt_jac",
     )  # fmt: skip
 
@@ -351,6 +352,13 @@ class GraphTerms:
     def _constraints(self) -> dict:
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq, self.S)
 
+    def _constraint_jacobians(self) -> dict:
+        """``∂A/∂x`` and ``∂g/∂x`` (:func:`~sls.derive.constraint_terms.constraint_jacobians_graph`): only for the
+        constraint functions' Jacobians (``constraint_jac_jac_fun``, ``constraint_bias_jac_fun``). ``A`` is
+        differentiated along the coordinates (a robot's contacts: along the whole state, its speeds' columns zero)."""
+        along = self.x if self.model.contacts else self.q
+        return constraint_jacobians_graph(self.graph, self.get("constraints"), along, self.x)
+
     def _frames(self) -> dict:
         """The frame arrays of a model given by its energies (:mod:`sls.derive.point_frames`) as graph nodes; a
         robot's are the tree route's (:mod:`sls.derive.tree_frames`)."""
@@ -394,7 +402,7 @@ class GraphTerms:
         """The fields of :class:`Dynamics` (``None`` where not built)."""
         graph, n, m, got = self.graph, self.n, self.model.m, self._cache
         zero = graph.zero
-        fields = dict(got.get("constraints") or {})
+        fields = {**(got.get("constraints") or {}), **(got.get("constraint_jacobians") or {})}
         M = got["M"]
         fields.update(
             model=self.model,

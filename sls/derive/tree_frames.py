@@ -114,8 +114,9 @@ def contact_terms(
     axes. Its linear bias uses the spatial drift ``p̈ − ω × ṗ`` (the origin's velocity held constant in the link's
     own axes: Pinocchio's ``CONTACT_6D`` in ``LOCAL_WORLD_ALIGNED``; the same as the classical one where ``ṗ = 0``).
     The Baumgarte rate is the run-time parameter ``constraint_stabilization`` (every constrained model has it, its
-    default the model's ``stabilization``; ``omega``, that default, is not written into the code). Also ``A``'s and
-    ``g``'s Jacobians with respect to ``x`` (``n_q + n``).
+    default the model's ``stabilization``; ``omega``, that default, is not written into the code). ``A``'s and
+    ``g``'s Jacobians with respect to ``x`` are :func:`~sls.derive.constraint_terms.constraint_jacobians_graph`'s,
+    built only when a function returns them.
     """
     g = tree.graph
     motion = TreeMotion(tree, robot, dq)
@@ -141,14 +142,7 @@ def contact_terms(
             bias.append(g.add(terms))
     n, k = len(dq), len(c)
     A_flat = [e for row in A for e in row]
-    dA = [g.forward(A_flat, {xl: g.one}) for xl in x]
-    return {
-        "constraint": tuple(c),
-        "constraint_jac": nest(A_flat, (k, n)),
-        "constraint_jac_jac": nest([dA[col][r] for r in range(k * n) for col in range(len(x))], (k, n, len(x))),
-        "constraint_bias": tuple(bias),
-        "constraint_bias_jac": nest([e for row in g.jacobian(bias, list(x)) for e in row], (k, len(x))),
-    }
+    return {"constraint": tuple(c), "constraint_jac": nest(A_flat, (k, n)), "constraint_bias": tuple(bias)}
 
 
 def orientation_error(g: Graph, R: list, angles: Sequence[str]) -> list:
