@@ -74,7 +74,6 @@ def constraint_terms_graph(model: Model, graph: Graph, q: list, dq: list, S: lis
     if not model.constrained:
         return {}
     n, n_q = len(dq), len(q)
-    x = q + dq
     holonomic = [graph.from_sympy(c) for c in model.constraints]
     rolling = [graph.from_sympy(v) for v in model.velocity_constraints]
     gradients = graph.jacobian(holonomic, q) if holonomic else []
