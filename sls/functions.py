@@ -32,6 +32,7 @@ STATE = Argument("x", "x", "State [q; qdot]")
 INPUT = Argument("u", "m", "Input")
 ACCELERATION = Argument("qddot", "n", "Accelerations, one per coordinate.")
 DIRECTION = Argument("dx", "x", "Direction in the state space, one entry per state variable.")
+MULTIPLIERS_ARGUMENT = Argument("lam", "k", "Constraint multipliers, one per constraint row.")
 
 
 #: What a solving function computes (:attr:`Function.solve`): the accelerations ``q̈ = M⁻¹ rhs`` ...
@@ -85,9 +86,10 @@ class Function:
 def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0, c: int = 0) -> tuple:
     """``shape`` with numbers: sizes ``"n"`` (degrees of freedom: speeds), ``"q"`` (coordinates, ``n_q``; ``n``
     unless a quaternion turns), ``"x"`` (the state, ``n_q + n``), ``"2n"`` (the tangent space of the state, where
-    ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"f"`` frames, ``"c"`` contacts; numbers stay."""
+    ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"nk"`` (``n + k``: the rows of the
+    constrained residual), ``"f"`` frames, ``"c"`` contacts; numbers stay."""
     n_q = n if n_q is None else n_q
-    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "f": f, "c": c}
+    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "nk": n + k, "f": f, "c": c}
     return tuple(s if isinstance(s, int) else named[s] for s in shape)
 
 
@@ -205,6 +207,14 @@ CONSTRAINT_FUNCTIONS = (
         "bias_jac",
         ("k", "x"),
     ),
+    Function(
+        "constrained_residual_jac_fun",
+        "Jacobian of the constrained residual [r - A' lam; A qddot - g] (r = M qddot + C qdot + phi + fric - B_u u) "
+        "with respect to x at fixed qddot, lam and u: the right-hand sides of the constrained linearization.",
+        (STATE, INPUT, ACCELERATION, MULTIPLIERS_ARGUMENT),
+        (("kkt_jac", ("nk", "x")),),
+        ("kkt_jac",),
+    ),
 )
 #: A model with generalized speeds' kinematics ``q̇ = S(q) v`` and its Jacobian (the upper rows of ``A``).
 SPEED_FUNCTIONS = (
@@ -310,7 +320,11 @@ def _by_directions(result: tuple) -> tuple:
 
 
 #: What the functions of a model with generalized speeds call besides their own kernels.
-SPEED_CALLS = {"xdot_fun": ("qdot_fun",), "linearized_model": ("qdot_jac_fun",)}
+SPEED_CALLS = {
+    "xdot_fun": ("qdot_fun",),
+    "linearized_model": ("qdot_jac_fun",),
+    "contact_forces_jac_fun": ("qdot_jac_fun",),
+}
 
 #: The constraint forces' multipliers of a constrained model (solved at run time).
 MULTIPLIERS = Function(
@@ -333,6 +347,16 @@ CONTACT_FORCES = Function(
     numeric=True,
 )
 
+#: The derivatives of the contact forces (:data:`CONTACT_FORCES`) along the tangent space of the state and the inputs.
+CONTACT_FORCES_JAC = Function(
+    "contact_forces_jac_fun",
+    "Derivatives of the contact forces: (dF/dx, dF/du), dF/dx[i, j, :] the tangent-space row of force entry (i, j).",
+    (STATE, INPUT),
+    (("dforces_dx", ("c", 3, "2n")), ("dforces_du", ("c", 3, "m"))),
+    (),
+    numeric=True,
+)
+
 #: The wrenches of a robot's contacts when one of them is 6-D: force then moment at each contact's origin, world axes
 #: (a point contact's moment is zero).
 CONTACT_WRENCHES = replace(
@@ -340,6 +364,14 @@ CONTACT_WRENCHES = replace(
     summary="Contact wrenches: the force and moment each contact exerts on the robot at its origin, world axes "
     "(CONTACTS x 6; a point contact's moment is zero).",
     outputs=(("forces", ("c", 6)),),
+)
+
+#: The derivatives of the contact wrenches (:data:`CONTACT_WRENCHES`).
+CONTACT_WRENCHES_JAC = replace(
+    CONTACT_FORCES_JAC,
+    summary="Derivatives of the contact wrenches: (dF/dx, dF/du), dF/dx[i, j, :] the tangent-space row of wrench "
+    "entry (i, j).",
+    outputs=(("dforces_dx", ("c", 6, "2n")), ("dforces_du", ("c", 6, "m"))),
 )
 
 
@@ -367,7 +399,11 @@ def _available(model: Model) -> tuple:
     solves = tuple(replace(f, numeric=constrained) for f in FUNCTIONS if f.solve)
     extra = (CONSTRAINT_FUNCTIONS if constrained else ()) + (SPEED_FUNCTIONS if speeds else ()) + frames
     kinds = {kind for _, kind in getattr(model, "contacts", ())}
-    contacts = ((CONTACT_WRENCHES if "6d" in kinds else CONTACT_FORCES),) if kinds else ()
+    contacts = (
+        ((CONTACT_WRENCHES, CONTACT_WRENCHES_JAC) if "6d" in kinds else (CONTACT_FORCES, CONTACT_FORCES_JAC))
+        if kinds
+        else ()
+    )
     multipliers = ((MULTIPLIERS,) if constrained else ()) + contacts
     result = arrays + extra + solves + multipliers + tuple(f for f in FUNCTIONS if f.uses)
     if speeds:
@@ -389,24 +425,25 @@ def for_model(model: Model) -> tuple:
 #: What a constrained model's run-time solves (``_constrained.py``) call.
 CONSTRAINED_NEEDS = (
     "M_fun",
-    "M_jac_fun",
-    "C_fun",
-    "C_jac_fun",
-    "phi_jac_fun",
-    "fric_jac_fun",
     "input_matrix_fun",
-    "input_matrix_jac_fun",
     "tau_fun",
     "constraint_jac_fun",
-    "constraint_jac_jac_fun",
     "constraint_bias_fun",
-    "constraint_bias_jac_fun",
 )
+#: What a constrained model's run-time derivatives (``linearized_model``, ``contact_forces_jac_fun``) call besides.
+CONSTRAINED_DERIVATIVE_NEEDS = ("constrained_residual_jac_fun",)
+
+
+def differentiates(function: Function) -> bool:
+    """True for a constrained model's run-time solve that differentiates the constrained dynamics (it calls
+    :data:`CONSTRAINED_DERIVATIVE_NEEDS`)."""
+    return function.numeric and (function.solve == LINEARIZATION or function.name == CONTACT_FORCES_JAC.name)
 
 
 def needed(full: tuple, chosen: Sequence[str]) -> set:
     """The names of ``chosen`` and of every function they call (``xdot_fun`` calls ``qddot_fun``; a
-    constrained model's solves call :data:`CONSTRAINED_NEEDS`), among the functions ``full``."""
+    constrained model's solves call :data:`CONSTRAINED_NEEDS`, its derivatives :data:`CONSTRAINED_DERIVATIVE_NEEDS`
+    too), among the functions ``full``."""
     by_name = {f.name: f for f in full}
     keep: set = set()
     todo = list(chosen)
@@ -418,6 +455,7 @@ def needed(full: tuple, chosen: Sequence[str]) -> set:
         function = by_name[name]
         todo += [function.uses] if function.uses else []
         todo += list(CONSTRAINED_NEEDS) if function.numeric else []
+        todo += list(CONSTRAINED_DERIVATIVE_NEEDS) if differentiates(function) else []
         todo += list(function.calls)
     return keep
 
@@ -485,7 +523,7 @@ BY_NAME = {
     + SPEED_FUNCTIONS
     + FRAME_FUNCTIONS
     + DIRECTIONAL_FUNCTIONS
-    + (MULTIPLIERS, CONTACT_FORCES)
+    + (MULTIPLIERS, CONTACT_FORCES, CONTACT_FORCES_JAC)
 }
 
 

@@ -22,6 +22,7 @@ from sls.version import __version__
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
+from sls.model.model import STABILIZATION_PARAMETER
 
 
 def template_root() -> Path:
@@ -84,6 +85,8 @@ def fingerprint(model: Model, simplify: bool = False, method: str = "expanded") 
         parts.append(f"jacobians={model.jacobians}")
     if getattr(model, "contacts", ()):  # models without contacts keep the fingerprint they always had
         parts.append("contacts=" + ",".join(f"{name}:{kind}" for name, kind in model.contacts))
+    if getattr(model, "stances", ()):  # models without stances keep the fingerprint they always had
+        parts.append("stances=" + repr(model.stances))
     if getattr(model, "frames", ()):  # models without frames keep the fingerprint they always had
         parts.append("frames=" + ",".join(model.frames))
     if getattr(model, "frame_points", ()):  # a model given by its energies: its frames' expressions
@@ -154,12 +157,16 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
         "k": model.k,
         "kinematics": getattr(model, "kinematics", None) is not None,
         "holonomic": model.n_holonomic,
-        "stabilization": repr(float(model.stabilization)),
+        "stabilization": repr(float(model.params.get(STABILIZATION_PARAMETER) or model.stabilization)),
         "params": [
             {"name": name, "default": None if value is None else repr(float(value))}
             for name, value in model.params.items()
         ],
         "mujoco": _mujoco_layout(model),
+        "stances": [
+            {"name": repr(name), "state": [repr(float(v)) for v in state]}
+            for name, state in getattr(model, "stances", ())
+        ],
     }
 
 

@@ -24,7 +24,7 @@ from sls.cli.models import NLINK, NLINK_DEFAULT, RobotOptions, load_model
 from sls.cli.options import check_output_folder
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
-from sls.model import with_name
+from sls.model import Model, with_name
 from sls.progress import Progress
 from sls.readers import (
     DEFAULT_EXAMPLE,
@@ -166,10 +166,13 @@ GENERATE_SECTIONS = {
     "--xacro-arg": ROBOT_FILE,
     "--package-path": ROBOT_FILE,
     "--no-actuators": ROBOT_FILE,
+    "--srdf": ROBOT_FILE,
     "--floating-base": BASE,
     "--base-orientation": BASE,
     "--contacts": BASE,
     "--contact-at": BASE,
+    "--stance": BASE,
+    "--base-wrench": BASE,
     "--out": OUTPUT,
     "--target": OUTPUT,
     "--functions": OUTPUT,
@@ -294,6 +297,27 @@ def _names_list(text: str | None) -> str | None:
     "instead of where it is at the neutral configuration (repeatable).",
 )
 @click.option(
+    "--srdf",
+    "srdf",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="URDF robots: the robot's SRDF file; its <group_state> stances are kept in the package (STANCES, "
+    "sls lqr --stance NAME).",
+)
+@click.option(
+    "--stance",
+    "stance",
+    metavar="NAME",
+    help="URDF robots with --srdf and --contacts: hold the contacts where the links are at this stance.",
+)
+@click.option(
+    "--base-wrench",
+    "base_wrench",
+    is_flag=True,
+    help="URDF robots with --floating-base and --contacts: keep the base's body wrench base_fx ... base_mz as "
+    "inputs (default: the joint motors alone).",
+)
+@click.option(
     "--xacro-arg",
     "xacro_args",
     multiple=True,
@@ -374,6 +398,9 @@ def generate_command(
     frames: str | None,
     contacts: str | None,
     contact_at: tuple[str, ...],
+    srdf: str | None,
+    stance: str | None,
+    base_wrench: bool,
     xacro_args: tuple[str, ...],
     package_paths: tuple[str, ...],
     no_actuators: bool,
@@ -430,6 +457,9 @@ def generate_command(
             tuple(package_paths),
             tuple(_place(text) for text in contact_at),
             actuators=not no_actuators,
+            srdf=srdf,
+            stance=stance,
+            base_wrench=base_wrench,
         ),
     )
     if model_name is not None:
@@ -458,6 +488,18 @@ def generate_command(
             f"wrote {len(report.files)} files to {out}/ ({loaded.name}: n = {loaded.n}, m = {loaded.m}) "
             f"in {report.total:.2f} s"
         )
+        if loaded.contacts and not loaded.actuated:
+            click.echo(f"inputs: {', '.join(s.name for s in loaded.inputs)} ({inputs_note(loaded)})")
+
+
+def inputs_note(model: Model) -> str:
+    """What the inputs of a robot on contacts are: the joint motors alone, or with the base's body wrench."""
+    if model.tree is None or not model.tree.bases:
+        return "the model's inputs"
+    wrench = [s.name for s in model.inputs if not s.name.startswith("tau_")]
+    if wrench:
+        return "the joint motors and the base's body wrench, which no motor produces"
+    return "the joint motors alone; --base-wrench adds the base's body wrench"
 
 
 # Control commands (sls lqr, sls simulate) live in sls/cli_control.py.

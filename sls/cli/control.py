@@ -230,6 +230,7 @@ _PARAM_OPTION = click.option(
 LQR_SECTIONS = {
     "--x-eq": "The equilibrium",
     "--u-eq": "The equilibrium",
+    "--stance": "The equilibrium",
     "--Q": "The weights",
     "--R": "The weights",
     "--param": PARAMETERS,
@@ -246,6 +247,7 @@ SIMULATE_SECTIONS = {
     "--method": RUN,
     "--rtol": RUN,
     "--atol": RUN,
+    "--project-x0": RUN,
     "--lqr-from": CLOSED_LOOP,
     "--allow-other-model": CLOSED_LOOP,
     "--param": PARAMETERS,
@@ -261,10 +263,16 @@ SIMULATE_SECTIONS = {
 @click.option(
     "--x-eq",
     "x_eq",
-    required=True,
     metavar="VALUES",
     help='Equilibrium state, 2n numbers (N_Q + N_V with a quaternion base): --x-eq "0 0 0 0" (entries may be '
     "constant expressions like pi).",
+)
+@click.option(
+    "--stance",
+    "stance",
+    metavar="NAME",
+    help="Equilibrium at a stance of the package (STANCES: the robot's SRDF reference configurations, "
+    "sls generate --srdf FILE), at rest; instead of --x-eq.",
 )
 @click.option(
     "--u-eq",
@@ -298,7 +306,14 @@ SIMULATE_SECTIONS = {
     help="Write the design as JSON (for sls simulate --lqr-from FILE.json).",
 )
 def lqr_command(
-    package_dir: str, x_eq: str, u_eq: str | None, Q: str, R: str, params: tuple[str, ...], save: str | None
+    package_dir: str,
+    x_eq: str | None,
+    stance: str | None,
+    u_eq: str | None,
+    Q: str,
+    R: str,
+    params: tuple[str, ...],
+    save: str | None,
 ) -> None:
     """LQR gain K and closed-loop poles at an equilibrium of the package in DIR.
 
@@ -310,14 +325,13 @@ def lqr_command(
     """
     click.get_current_context().meta["sls.input"] = package_dir  # named by an internal-error report
     from sls.control import equilibrium_input, load_package, lqr, save_design
-    from sls.control.package import state_size
     from sls.control.tangent import tangent_names
 
     if save:
         check_output_file(save, "--save")
     pkg = load_package(package_dir)
     values = _params(pkg, params)
-    x = parse_vector(x_eq, state_size(pkg), "--x-eq", pkg.STATE)
+    x = _equilibrium_state(pkg, x_eq, stance)
     if u_eq is None:
         u, _ = equilibrium_input(pkg, x, params=values)
     else:
@@ -357,6 +371,28 @@ def lqr_command(
         click.echo(f"wrote the design to {save}")
 
 
+def _equilibrium_state(pkg: ModuleType, x_eq: str | None, stance: str | None) -> np.ndarray:
+    """The equilibrium of ``--x-eq`` or ``--stance`` (one of them)."""
+    from sls.control.package import state_size
+
+    if (x_eq is None) == (stance is None):
+        raise UsageError("give the equilibrium with --x-eq VALUES or --stance NAME (one of them)")
+    if x_eq is not None:
+        return parse_vector(x_eq, state_size(pkg), "--x-eq", pkg.STATE)
+    stances = getattr(pkg, "STANCES", None) or {}
+    if stance not in stances:
+        from sls.model import did_you_mean
+
+        if not stances:
+            raise UsageError(
+                f"--stance {stance}: the package has no stances; generate it with --srdf FILE (the robot's SRDF "
+                "file), or give --x-eq"
+            )
+        hint = did_you_mean(str(stance), list(stances)) or f" (its stances: {', '.join(stances)})"
+        raise UsageError(f"--stance: the package has no stance '{stance}'{hint}")
+    return np.array(stances[stance], dtype=float)
+
+
 @click.command("simulate", cls=SectionedCommand, sections=SIMULATE_SECTIONS)
 @click.argument("package_dir", metavar="DIR")
 @click.option(
@@ -374,6 +410,14 @@ def lqr_command(
     help="Use an --lqr-from design made for another model (another fingerprint) with the same state and inputs.",
 )
 @_PARAM_OPTION
+@click.option(
+    "--project-x0",
+    "project_x0",
+    is_flag=True,
+    help="Constrained packages (a robot on contacts): move --x0 to the nearest state that keeps the constraints "
+    "(positions by Gauss-Newton, velocities as an inelastic impulse leaves them: the feet still) instead of "
+    "refusing it.",
+)
 @click.option(
     "--plot",
     "plot",
@@ -398,6 +442,7 @@ def simulate_command(
     lqr_from: str | None,
     allow_other_model: bool,
     params: tuple[str, ...],
+    project_x0: bool,
     plot: str | None,
     csv: str | None,
     points: int,
@@ -410,7 +455,11 @@ def simulate_command(
 
     DIR is a folder written by `sls generate --out DIR`. Prints the final
     state and the energy T + V at the start and the end; --plot writes a
-    figure, --csv the samples. Example (cart-pole from a 10 degree tilt):
+    figure, --csv the samples. A constrained package (a robot on contacts)
+    refuses a start that breaks its constraints (--project-x0 projects it),
+    keeps them with Baumgarte stabilization (rate: --param
+    constraint_stabilization=RATE, default the loop's fastest mode) and
+    prints the largest residual. Example (cart-pole from a 10 degree tilt):
 
     \b
       sls lqr cart_pole --x-eq "0 0 0 0" --Q "10 10 1 1" --save gain.json
@@ -453,6 +502,7 @@ def simulate_command(
                 method=method,
                 params=values,
                 progress=progress,
+                project=project_x0,
                 t_eval=t_eval,
                 rtol=rtol,
                 atol=atol,
@@ -479,7 +529,15 @@ def simulate_command(
             raise OutputError(f"{csv}: cannot write the samples: {exc.strerror or exc}") from None
     if quiet:
         return
+    if result.projection:
+        click.echo(result.projection)
     click.echo(f"t = {result.t[-1]:.6g}: x = [{_labelled(pkg.STATE, result.y[:, -1])}]")
+    if result.constraint_residual is not None:
+        rate = "" if result.stabilization is None else f"; Baumgarte rate {result.stabilization:.3g}/s"
+        click.echo(
+            f"constraints: largest residual {result.constraint_residual:.3g} in position, "
+            f"{result.velocity_residual:.3g} in velocity{rate}"
+        )
     drift = float(np.max(np.abs(result.energy - result.energy[0])))
     click.echo(
         f"energy T + V: {result.energy[0]:.6g} at start, {result.energy[-1]:.6g} at the end "

@@ -44,6 +44,9 @@ class RobotOptions:
     package_paths: tuple = ()
     contact_at: tuple = ()
     actuators: bool = True
+    srdf: str | None = None
+    stance: str | None = None
+    base_wrench: bool = False
 
     def urdf_keywords(self) -> dict:
         """The keyword arguments of :func:`sls.load_urdf` these options give."""
@@ -55,6 +58,8 @@ class RobotOptions:
             "contact_at": self.contact_places(),
             "xacro_args": self.xacro_args,
             "package_paths": self.package_paths,
+            **({"srdf": self.srdf, "stance": self.stance} if self.srdf is not None else {}),
+            **({"base_wrench": True} if self.base_wrench else {}),
         }
 
     def contact_places(self) -> dict | None:
@@ -175,6 +180,18 @@ def load_model(
         raise UsageError(
             "--contact-at places contacts: name them with --contacts (or write contact_at = {...} beside "
             "contacts = [...] in a model file with [urdf])"
+        )
+    if options.stance is not None and options.srdf is None:
+        raise UsageError("--stance NAME names a <group_state> of the robot's SRDF file: give the file with --srdf FILE")
+    if (options.srdf is not None or options.base_wrench) and not (
+        model and (Path(model).suffix == ".urdf" or is_xacro(model))
+    ):
+        flag, key = ("--srdf", 'srdf = "FILE"') if options.srdf is not None else ("--base-wrench", "base_wrench = true")
+        raise UsageError(f"{flag} goes with a URDF robot file (NAME.urdf); in a model file with [urdf] write {key}")
+    if options.base_wrench and contacts is None:
+        raise UsageError(
+            "--base-wrench keeps a floating base's body wrench as an input of a robot on --contacts "
+            "(without contacts it is an input anyway)"
         )
     if frames is not None and not robot:
         raise UsageError(

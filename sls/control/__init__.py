@@ -16,7 +16,9 @@ of parameter values passed as keyword arguments to the generated functions
 * :func:`state_space` — the linearization as a python-control ``StateSpace``
   (needs python-control: ``pip install "sls[control]"``).
 * :func:`simulate` — the nonlinear model, open or closed loop, with
-  :func:`scipy.integrate.solve_ivp`; the result carries the energy.
+  :func:`scipy.integrate.solve_ivp`; the result carries the energy. A constrained package's start must keep
+  its constraints (``project=True`` projects it) and the run keeps them with Baumgarte stabilization
+  (:mod:`~sls.control.constraints`).
   :func:`settling_time` — when a trajectory stays near the equilibrium.
 * :func:`sweep` — a parameter sweep or Monte-Carlo run (simulations, LQR
   gains, or any function of the package) on a ``dask.distributed`` cluster,
@@ -32,7 +34,8 @@ of parameter values passed as keyword arguments to the generated functions
 
 The modules, one job each: :mod:`~sls.control.package` (loading a package,
 checking arguments), :mod:`~sls.control.equilibrium`,
-:mod:`~sls.control.riccati` (LQR), :mod:`~sls.control.linear` (controllability,
+:mod:`~sls.control.riccati` (LQR), :mod:`~sls.control.constraints` (consistent states of constrained
+packages), :mod:`~sls.control.linear` (controllability,
 discretization, python-control), :mod:`~sls.control.simulation`,
 :mod:`~sls.control.design` (the design file), :mod:`~sls.control.sweeps` (sweeps on Dask) and
 :mod:`~sls.control.plot`.

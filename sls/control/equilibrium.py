@@ -95,11 +95,15 @@ def constraint_basis(pkg: Package, x: object, *, params: Mapping[str, float] | N
 def equilibrium_constraint_basis(
     pkg: Package, x_eq: np.ndarray, params: Mapping[str, float] | None
 ) -> np.ndarray | None:
-    """:func:`constraint_basis` at an equilibrium, which must satisfy the constraints."""
+    """:func:`constraint_basis` at an equilibrium, which must satisfy the constraints (positions and velocities,
+    :func:`~sls.control.constraints.check_consistent`)."""
+    from sls.control.constraints import check_consistent
+
     module = load_package(pkg)
     if not constrained(module):
         return None
-    values = np.asarray(call(module, "constraint_fun", x_eq, params=checked_params(module, params)), dtype=float)
-    if not np.all(np.abs(values) <= 1e-6 * max(1.0, float(np.abs(x_eq).max()))):
-        raise ControlError(f"x_eq = {fmt(x_eq)} violates the constraints: constraint_fun(x_eq) = {fmt(values)}")
+    fix = "linearize at a state where they hold"
+    if getattr(module, "STANCES", None):
+        fix += f" (a stance of the package: --stance {next(iter(module.STANCES))}, x_eq = pkg.STANCES[...])"
+    check_consistent(module, x_eq, checked_params(module, params), "x_eq", fix)
     return constraint_basis(module, x_eq, params=params)

@@ -20,10 +20,18 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from sls.control.chart import ChartError, ChartGuard, StepObserver, guard
+from sls.control.constraints import (
+    STABILIZATION_PARAMETER,
+    check_consistent,
+    default_stabilization,
+    project_state,
+    residuals,
+)
 from sls.control.package import (
     Package,
     call,
     checked_params,
+    constrained,
     coordinate_count,
     coordinate_rates,
     load_package,
@@ -63,6 +71,8 @@ def simulate(
     method: str = "RK45",
     params: Mapping[str, float] | None = None,
     progress: Callable[[float], None] | None = None,
+    project: bool = False,
+    stabilization: float | None = None,
     **solve_ivp_kwargs: Any,
 ) -> Any:
     """Integrate the nonlinear model ``ẋ = [q̇; q̈(x, u)]`` from ``x0``.
@@ -77,6 +87,17 @@ def simulate(
     with a yaw-pitch-roll base (``CHART_PITCH``) stops with one
     :class:`~sls.errors.ControlError` line when the pitch comes within
     ``CHART_MARGIN`` of ±90° (see :mod:`sls.control.chart`).
+
+    A constrained package (a robot on contacts, a closed loop) needs a start that keeps its constraints, in
+    position (``c(q) = 0``) and velocity (``A v = 0``: the feet still): another ``x0`` is refused with one line
+    naming the worst residual (:func:`~sls.control.constraints.check_consistent`), or with ``project=True``
+    moved to the nearest consistent state (:func:`~sls.control.constraints.project_state`; ``result.projection``
+    says how far). The run keeps the constraints with Baumgarte stabilization at the rate ``stabilization``
+    (1/s, the parameter ``constraint_stabilization``); by default (``None``, and no ``constraint_stabilization``
+    in ``params``) the spectral radius of the loop's Jacobian at the start, at least ``10/(t_end − t0)``
+    (:func:`~sls.control.constraints.default_stabilization`): as fast as the model's fastest mode, so it does not
+    make the run stiffer. ``result.constraint_residual`` and ``result.velocity_residual`` are the largest
+    ``|c|`` and ``|A v|`` along the trajectory.
 
     Parameters
     ----------
@@ -98,6 +119,10 @@ def simulate(
         Parameter values for the generated functions.
     progress : callable ``progress(t)``, optional
         Called now and then with the time reached (for progress bars).
+    project : bool
+        A constrained package: project ``x0`` onto the constraints instead of refusing an inconsistent one.
+    stabilization : float, optional
+        A constrained package: the Baumgarte rate (1/s, ``0``: off); default: see above.
     **solve_ivp_kwargs
         Passed to :func:`scipy.integrate.solve_ivp`; the defaults here are
         ``rtol=1e-8``, ``atol=1e-10`` (tighter than scipy's, so that energy
@@ -111,7 +136,9 @@ def simulate(
         ``n_q`` the number of coordinates (the first ``n_q`` rows of ``y``),
         ``T``, ``V``, ``energy = T + V`` (len(t),) along the trajectory, and
         ``hint``: ``None``, or one line saying that an explicit method met a
-        stiff model (also issued as a :class:`StiffnessWarning`).
+        stiff model (also issued as a :class:`StiffnessWarning`). A constrained package adds
+        ``projection`` (the line of ``project=True``, else ``None``), ``stabilization`` (the rate used),
+        ``constraint_residual`` and ``velocity_residual``; they are ``None`` for other packages.
     """
     module = load_package(pkg)
     values = checked_params(module, params)
@@ -131,6 +158,9 @@ def simulate(
     chart = guard(module)
     if chart is not None:
         chart.check(t0, start)
+    start, projection, rate = _consistent_start(module, start, controller, values, (t0, t1), project, stabilization)
+    if rate is not None:
+        values = {**values, STABILIZATION_PARAMETER: rate}
 
     reached = [t0]
     step = (t1 - t0) / 100
@@ -169,12 +199,56 @@ def simulate(
     result.T = np.asarray(call(module, "T_fun", states, params=values), dtype=float).reshape(-1)
     result.V = np.asarray(call(module, "V_fun", states, params=values), dtype=float).reshape(-1)
     result.energy = result.T + result.V
+    result.projection, result.stabilization = projection, rate
+    result.constraint_residual = result.velocity_residual = None
+    if constrained(module):
+        c, velocity = residuals(module, states, values)
+        result.constraint_residual = float(np.abs(c).max(initial=0.0))
+        result.velocity_residual = float(np.abs(velocity).max(initial=0.0))
     result.hint = None
     if method in EXPLICIT_METHODS:
         result.hint = stiffness_hint(module, controller, result, method, params=values)
         if result.hint:
             warnings.warn(result.hint, StiffnessWarning, stacklevel=2)
     return result
+
+
+def _consistent_start(
+    module: ModuleType,
+    start: np.ndarray,
+    controller: Controller | None,
+    values: dict[str, Any],
+    span: tuple[float, float],
+    project: bool,
+    stabilization: float | None,
+) -> tuple[np.ndarray, str | None, float | None]:
+    """``(x0, projection line or None, Baumgarte rate or None)`` of a run: a constrained package's start checked
+    (or projected) and its stabilization rate chosen; ``(x0, None, None)`` for other packages."""
+    if not constrained(module):
+        return start, None, None
+    projection = None
+    if project:
+        start, projection = project_state(module, start, values)
+    else:
+        check_consistent(
+            module,
+            start,
+            values,
+            "x0",
+            "start where they hold (a robot on contacts: its feet still), or project it: "
+            "sls simulate --project-x0 (simulate(..., project=True))",
+        )
+    if STABILIZATION_PARAMETER not in getattr(module, "PARAMS", {}):
+        return start, projection, None
+    if STABILIZATION_PARAMETER in values:
+        return start, projection, float(values[STABILIZATION_PARAMETER])
+    if stabilization is not None:
+        rate = float(stabilization)
+        if not (np.isfinite(rate) and rate >= 0):
+            raise ControlError(f"stabilization must be a rate >= 0 (1/s; 0: off), got {stabilization!r}")
+        return start, projection, rate
+    jacobian = closed_loop_jacobian(module, controller, params=values)(span[0], start)
+    return start, projection, default_stabilization(jacobian, span[1] - span[0])
 
 
 def _with_chart_events(options: dict[str, Any], chart: ChartGuard | None) -> tuple[int | None, StepObserver | None]:

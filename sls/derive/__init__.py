@@ -47,6 +47,7 @@ from sls.derive.named_arrays import (
     check_wanted,
     direction_symbols,
     function_arrays,
+    multiplier_symbols,
 )
 from sls.derive.routes import EXPANSION_LIMIT, METHODS, choose_method, derive
 from sls.derive.tree_route import derive_on_tree
@@ -73,4 +74,5 @@ __all__ = [
     "jacobian",
     "mass_matrix",
     "mass_matrix_derivatives",
+    "multiplier_symbols",
 ]

@@ -47,6 +47,12 @@ class Dynamics:
     ``q̈`` it gives the lower half of ``A = −M⁻¹ ∂r/∂x`` without ``∂M/∂q``
     (see :func:`~sls.derive.graph_route.derive_on_graph`).
 
+    ``kkt_jac`` ((n + k), 2n, graph and tree routes of a constrained model, else empty: the flat routes build it in
+    :func:`~sls.derive.named_arrays.function_arrays`) is the Jacobian of the constrained residual
+    ``[r − Aᵀλ; A q̈ − g]`` at fixed ``q̈``, ``λ`` (the symbols of
+    :func:`~sls.derive.named_arrays.multiplier_symbols`) and ``u``: evaluated at the solved ``q̈`` and ``λ`` it
+    is the right-hand side of the constrained linearization (:func:`~sls.derive.named_arrays.kkt_jacobian`).
+
     A model with generalized speeds (``model.kinematics``) also has ``kinematics`` (n): ``q̇ = S(q) v``, and
     ``kinematics_jac`` (n, 2n): its Jacobian, the upper rows of the linearization's ``A``; empty otherwise
     (``q̇ = v``).
@@ -80,6 +86,7 @@ class Dynamics:
     constraint_bias: tuple = ()
     constraint_bias_jac: tuple = ()
     residual_jac: tuple = ()
+    kkt_jac: tuple = ()
     kinematics: tuple = ()
     kinematics_jac: tuple = ()
     #: A robot's frame arrays (:data:`~sls.derive.tree_frames.FRAME_ARRAYS`) by name, when it names frames.

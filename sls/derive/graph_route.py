@@ -16,7 +16,7 @@ import sympy
 
 from sls.algebra.graph import Graph
 from sls.arrays import flatten, nest, shape_of
-from sls.derive.constraint_terms import constraint_terms_graph
+from sls.derive.constraint_terms import constraint_jacobians_graph, constraint_terms_graph
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
@@ -30,6 +30,7 @@ from sls.derive.named_arrays import (
     direction_symbols,
     frame_array_names,
     function_arrays,
+    multiplier_symbols,
 )
 from sls.derive.speeds_route import speed_kinematics
 from sls.errors import ModelError
@@ -90,9 +91,10 @@ NEEDS_BY_ARRAY = {
     "residual_jac": ("residual_jac",),
     "c": ("constraints",),
     "A": ("constraints",),
-    "A_jac": ("constraints",),
+    "A_jac": ("constraint_jacobians",),
     "bias": ("constraints",),
-    "bias_jac": ("constraints",),
+    "bias_jac": ("constraint_jacobians",),
+    "kkt_jac": ("kkt_jac",),
     "qdot": ("qdot",),
     "qdot_jac": ("qdot_jac",),
     **{name: ("frames",) for name in FRAME_ARRAYS},
@@ -132,7 +134,8 @@ class GraphTerms:
     NEEDS: ClassVar[dict] = {}
     ORDER = (
         "M", "h", "dM", "C", "h_jac", "dC", "phi", "phi_jac", "fric_jac", "B", "dB", "residual_jac", "constraints",
-        "qdot", "qdot_jac", "frames", "M_dir", "C_dir", "B_dir",
+        "constraint_jacobians",
+        "qdot", "qdot_jac", "frames", "M_dir", "C_dir", "B_dir", "kkt_jac",
     )  # fmt: skip
 
     # Set by the route's ``_start``: nodes of fric (n), forces (n), inputs (m) and (T, V).
@@ -308,6 +311,36 @@ class GraphTerms:
         """``∂r/∂x`` (n rows of 2n nodes) of the residual at fixed ``a`` and ``u``: one reverse pass per row."""
         return [self.graph.gradient(r, self.x) for r in self.residual()]
 
+    def _kkt_jac(self) -> list:
+        """``∂/∂x [r − Aᵀλ; A a − g]`` ((n + k) rows of n_q + n nodes; none when unconstrained) at fixed ``a``,
+        ``λ`` (:func:`~sls.derive.named_arrays.multiplier_symbols`) and ``u``: ``residual_jac`` less the
+        derivative of the constraint forces ``Aᵀλ`` (forward mode along each coordinate: ``A`` depends on ``q``
+        alone), then one reverse pass per constraint row. Neither ``∂M/∂q`` nor ``∂A/∂x`` is formed: the
+        constraint forces enter as external forces of the inverse dynamics, as in Pinocchio's
+        ``computeConstraintDynamicsDerivatives``. A quaternion base's columns are derivatives along its
+        coordinates (through ``S(q)`` the tangent ones, as ``residual_jac``'s)."""
+        terms = self.get("constraints")
+        if not terms:
+            return []
+        graph, n, n_q = self.graph, self.n, self.n_q
+        A, bias = terms["constraint_jac"], terms["constraint_bias"]
+        k = len(A)
+        lam = [graph.symbol(s) for s in multiplier_symbols(k)]
+        a = [graph.symbol(s) for s in acceleration_symbols(n)]
+        zero = graph.zero
+        forces = [graph.add([graph.mul((A[i][j], lam[i])) for i in range(k) if A[i][j] != zero]) for j in range(n)]
+        by_coordinate = [graph.forward(forces, {q: graph.one}) for q in self.q]
+        residual_jac = self.get("residual_jac")
+        rows = [
+            [graph.sub(entry, by_coordinate[col][j]) if col < n_q else entry for col, entry in enumerate(row)]
+            for j, row in enumerate(residual_jac)
+        ]
+        accelerations = [
+            graph.sub(graph.add([graph.mul((A[i][j], a[j])) for j in range(n) if A[i][j] != zero]), bias[i])
+            for i in range(k)
+        ]
+        return rows + [graph.gradient(e, self.x) for e in accelerations]
+
     def residual(self) -> list:
         """The route's residual ``r`` (n nodes) at fixed ``a`` and ``u``."""
         raise NotImplementedError
@@ -318,6 +351,13 @@ class GraphTerms:
 
     def _constraints(self) -> dict:
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq, self.S)
+
+    def _constraint_jacobians(self) -> dict:
+        """``∂A/∂x`` and ``∂g/∂x`` (:func:`~sls.derive.constraint_terms.constraint_jacobians_graph`): only for the
+        constraint functions' Jacobians (``constraint_jac_jac_fun``, ``constraint_bias_jac_fun``). ``A`` is
+        differentiated along the coordinates (a robot's contacts: along the whole state, its speeds' columns zero)."""
+        along = self.x if self.model.contacts else self.q
+        return constraint_jacobians_graph(self.graph, self.get("constraints"), along, self.x)
 
     def _frames(self) -> dict:
         """The frame arrays of a model given by its energies (:mod:`sls.derive.point_frames`) as graph nodes; a
@@ -362,7 +402,7 @@ class GraphTerms:
         """The fields of :class:`Dynamics` (``None`` where not built)."""
         graph, n, m, got = self.graph, self.n, self.model.m, self._cache
         zero = graph.zero
-        fields = dict(got.get("constraints") or {})
+        fields = {**(got.get("constraints") or {}), **(got.get("constraint_jacobians") or {})}
         M = got["M"]
         fields.update(
             model=self.model,
@@ -412,6 +452,9 @@ class GraphTerms:
             fields["input_matrix_jac"] = nest([dB[col][r] for r in range(n * m) for col in range(n_x)], (n, m, n_x))
         if "residual_jac" in got:
             fields["residual_jac"] = nest([e for row in got["residual_jac"] for e in row], (n, n_x))
+        if got.get("kkt_jac"):
+            rows = got["kkt_jac"]
+            fields["kkt_jac"] = nest([e for row in rows for e in row], (len(rows), n_x))
         if "frames" in got:
             fields["frame_arrays"] = {key: _tuples(array) for key, array in got["frames"].items()}
         if "qdot" in got:

@@ -38,7 +38,11 @@ ARRAY_NAMES = (
     "A_jac",
     "bias",
     "bias_jac",
+    "kkt_jac",
 )
+
+#: What the expanded routes (flat sympy entries) combine ``kkt_jac`` from (:func:`function_arrays`).
+KKT_JAC_NEEDS = ("M_jac", "drhs", "A_jac", "bias_jac")
 
 #: The arrays of a model with generalized speeds (``model.kinematics``): ``q̇ = S(q) v`` and its Jacobian.
 SPEED_ARRAYS = ("qdot", "qdot_jac")
@@ -139,6 +143,11 @@ def acceleration_symbols(n: int) -> tuple:
     return tuple(sympy.Symbol(f"_qddot{k}", real=True) for k in range(n))
 
 
+def multiplier_symbols(k: int) -> tuple:
+    """The placeholders ``_lam0 … _lam{k-1}`` standing for a constrained model's multipliers ``λ`` in ``kkt_jac``."""
+    return tuple(sympy.Symbol(f"_lam{i}", real=True) for i in range(k))
+
+
 def direction_symbols(n_x: int) -> tuple:
     """The placeholders ``_dx0 … _dx{n_x-1}``: a direction in the state space (the argument ``dx`` of the
     directional functions, :data:`DIRECTION_ARRAYS`)."""
@@ -195,23 +204,9 @@ def function_arrays(
                 for k in range(n)
             )
         )
-    if "drhs" in names:
-        result["drhs"] = tuple(
-            tuple(
-                alg.minus(
-                    alg.minus(
-                        alg.minus(
-                            alg.total(alg.product(d.input_matrix_jac[k][j][col], u[j]) for j in range(m)),
-                            d.coriolis_force_jac[k][col],
-                        ),
-                        d.potential_gradient_jac[k][col],
-                    ),
-                    d.friction_jac[k][col],
-                )
-                for col in range(len(model.state))
-            )
-            for k in range(n)
-        )
+    flat_kkt = "kkt_jac" in names and bool(d.constraint_jac) and not d.kkt_jac  # built here from the fields
+    if "drhs" in names or flat_kkt:
+        result["drhs"] = rhs_jacobian(alg, d)
     if "tau" in names:
         if tau is not None:
             result["tau"] = tau(alg, d)
@@ -227,6 +222,8 @@ def function_arrays(
                 )
                 for k in range(n)
             )
+    if flat_kkt:
+        result["kkt_jac"] = kkt_jacobian(alg, d, result["drhs"])
     if "dM" in names:
         result["dM"] = tuple(
             tuple(tuple(d.mass_matrix_jac[a][b][col] for col in range(model.n_q)) for b in range(n)) for a in range(n)
@@ -251,6 +248,7 @@ def function_arrays(
         "bias": d.constraint_bias,
         "bias_jac": d.constraint_bias_jac,
         "residual_jac": d.residual_jac,
+        "kkt_jac": d.kkt_jac,
         "qdot": d.kinematics,
         "qdot_jac": d.kinematics_jac,
         **(d.frame_arrays or {}),
@@ -278,7 +276,69 @@ def function_arrays(
         "bias",
         "bias_jac",
         "residual_jac",
+        "kkt_jac",
         *SPEED_ARRAYS,
         *FRAME_ARRAYS,
     )
     return {name: result[name] if name in result else fields[name] for name in order if name in names}
+
+
+def rhs_jacobian(alg: Algebra, d: Dynamics) -> tuple:
+    """``drhs = ∂rhs/∂x`` (n × len(x)) of ``rhs = B_u u − C q̇ − φ − fric`` at fixed ``u``, from the Jacobian fields
+    of ``d``."""
+    model = d.model
+    n, m = model.n, model.m
+    u = [alg.symbol(s) for s in model.inputs]
+    return tuple(
+        tuple(
+            alg.minus(
+                alg.minus(
+                    alg.minus(
+                        alg.total(alg.product(d.input_matrix_jac[k][j][col], u[j]) for j in range(m)),
+                        d.coriolis_force_jac[k][col],
+                    ),
+                    d.potential_gradient_jac[k][col],
+                ),
+                d.friction_jac[k][col],
+            )
+            for col in range(len(model.state))
+        )
+        for k in range(n)
+    )
+
+
+def kkt_jacobian(alg: Algebra, d: Dynamics, drhs: tuple) -> tuple:
+    """``kkt_jac`` ((n + k) × len(x)) of a constrained model from the fields of ``d``: the Jacobian with respect to
+    ``x`` of the constrained residual ``[r − Aᵀλ; A a − g]`` at fixed accelerations ``a``
+    (:func:`acceleration_symbols`), multipliers ``λ`` (:func:`multiplier_symbols`) and inputs ``u``, with
+    ``r = M a + C q̇ + φ + fric − B_u u``: rows ``Σ_b ∂M_jb/∂x a_b − ∂rhs_j/∂x − Σ_i λ_i ∂A_ij/∂x``, then
+    ``Σ_b ∂A_ib/∂x a_b − ∂g_i/∂x``. ``()`` for an unconstrained model.
+
+    The linearization of ``M q̈ = f + Aᵀλ, A q̈ = g`` solves ``[M −Aᵀ; A 0] [∂q̈; ∂λ] = −kkt_jac`` (and
+    ``[B_u; 0]`` for the inputs) with the factors of the forward solve. The graph routes build the same array
+    without ``∂M/∂q`` and ``∂A/∂x`` (:meth:`~sls.derive.graph_route.GraphTerms._kkt_jac`)."""
+    model = d.model
+    if not d.constraint_jac:
+        return ()
+    n, k, n_x = model.n, len(d.constraint_jac), len(model.state)
+    a = [alg.symbol(s) for s in acceleration_symbols(n)]
+    lam = [alg.symbol(s) for s in multiplier_symbols(k)]
+    dM, dA, dg = d.mass_matrix_jac, d.constraint_jac_jac, d.constraint_bias_jac
+    assert dM is not None
+    rows = [
+        tuple(
+            alg.minus(
+                alg.minus(alg.total(alg.product(dM[j][b][col], a[b]) for b in range(n)), drhs[j][col]),
+                alg.total(alg.product(dA[i][j][col], lam[i]) for i in range(k)),
+            )
+            for col in range(n_x)
+        )
+        for j in range(n)
+    ]
+    rows += [
+        tuple(
+            alg.minus(alg.total(alg.product(dA[i][b][col], a[b]) for b in range(n)), dg[i][col]) for col in range(n_x)
+        )
+        for i in range(k)
+    ]
+    return tuple(rows)

@@ -15,7 +15,14 @@ from sls.algebra.graph import Graph, Unsupported
 from sls.derive.dynamics import Dynamics
 from sls.derive.expanded import derive_expanded
 from sls.derive.graph_route import derive_on_graph
-from sls.derive.named_arrays import ARRAY_NAMES, SPEED_ARRAYS, check_wanted, frame_array_names, function_arrays
+from sls.derive.named_arrays import (
+    ARRAY_NAMES,
+    KKT_JAC_NEEDS,
+    SPEED_ARRAYS,
+    check_wanted,
+    frame_array_names,
+    function_arrays,
+)
 from sls.derive.speeds_route import derive_with_speeds
 from sls.derive.tree_route import derive_on_tree
 from sls.errors import ModelError
@@ -90,7 +97,7 @@ def derive(
                 "a model with generalized speeds (kinematics) is derived on the expanded route (or the tree route, "
                 f"for a robot); got method={method!r}"
             )
-        speeds = with_point_frames(derive_with_speeds(model, simplify, wanted), frames, wanted)
+        speeds = with_point_frames(derive_with_speeds(model, simplify, flat_needs(wanted)), frames, wanted)
         names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS + frames if k in wanted]
         return replace(speeds, arrays=function_arrays(speeds, names))
     if method == "tree":
@@ -107,9 +114,16 @@ def derive(
                 f"the graph route cannot hold {what} (given through the Python API); "
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
-    dynamics = with_point_frames(derive_expanded(model, simplify, wanted), frames, wanted)
+    dynamics = with_point_frames(derive_expanded(model, simplify, flat_needs(wanted)), frames, wanted)
     names = None if wanted is None else [k for k in ARRAY_NAMES + frames if k in wanted]
     return replace(dynamics, arrays=function_arrays(dynamics, names))
+
+
+def flat_needs(wanted: set[str] | None) -> set[str] | None:
+    """``wanted`` with what the flat routes combine ``kkt_jac`` from (:data:`KKT_JAC_NEEDS`) when it is wanted."""
+    if wanted is None or "kkt_jac" not in wanted:
+        return wanted
+    return wanted | set(KKT_JAC_NEEDS)
 
 
 def with_point_frames(dynamics: Dynamics, frames: tuple, wanted: Collection[str] | None) -> Dynamics:

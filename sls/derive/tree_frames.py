@@ -26,8 +26,8 @@ from sls.arrays import nest
 from sls.derive.body_frames import placements
 from sls.derive.named_arrays import FRAME_ARRAYS
 from sls.derive.rigid_body import TreeDynamics
-from sls.derive.tree_bodies import constant
 from sls.errors import ModelError
+from sls.model.model import STABILIZATION_PARAMETER
 from sls.model.tree import Robot, contact_parameter
 
 
@@ -113,13 +113,18 @@ def contact_terms(
     ``A = ∂ω/∂v`` (the angular rows), so the multipliers are the ground's force and moment at the origin, world
     axes. Its linear bias uses the spatial drift ``p̈ − ω × ṗ`` (the origin's velocity held constant in the link's
     own axes: Pinocchio's ``CONTACT_6D`` in ``LOCAL_WORLD_ALIGNED``; the same as the classical one where ``ṗ = 0``).
-    Baumgarte rate ``omega`` (0: off). Also ``A``'s and ``g``'s Jacobians with respect to ``x`` (``n_q + n``).
+    The Baumgarte rate is the run-time parameter ``constraint_stabilization`` (every constrained model has it, its
+    default the model's ``stabilization``; ``omega``, that default, is not written into the code). ``A``'s and
+    ``g``'s Jacobians with respect to ``x`` are :func:`~sls.derive.constraint_terms.constraint_jacobians_graph`'s,
+    built only when a function returns them.
     """
     g = tree.graph
     motion = TreeMotion(tree, robot, dq)
     c: list = []
     A: list = []
     bias: list = []
+    rate = g.symbol(symbol(STABILIZATION_PARAMETER))
+    two_rate, rate2 = g.mul((g.number(2), rate)), g.mul((rate, rate))
     for name, kind in contacts:
         link = motion.link(name, "contacts")
         anchor = [g.symbol(symbol(contact_parameter(name, axis))) for axis in "xyz"]
@@ -133,23 +138,11 @@ def contact_terms(
         c += gap
         A += g.jacobian(velocity, list(dq))
         for i in range(len(gap)):
-            terms = [g.neg(drift[i])]
-            if omega:
-                terms += [
-                    g.neg(g.mul((g.number(constant(2 * omega)), velocity[i]))),
-                    g.neg(g.mul((g.number(constant(omega * omega)), gap[i]))),
-                ]
+            terms = [g.neg(drift[i]), g.neg(g.mul((two_rate, velocity[i]))), g.neg(g.mul((rate2, gap[i])))]
             bias.append(g.add(terms))
     n, k = len(dq), len(c)
     A_flat = [e for row in A for e in row]
-    dA = [g.forward(A_flat, {xl: g.one}) for xl in x]
-    return {
-        "constraint": tuple(c),
-        "constraint_jac": nest(A_flat, (k, n)),
-        "constraint_jac_jac": nest([dA[col][r] for r in range(k * n) for col in range(len(x))], (k, n, len(x))),
-        "constraint_bias": tuple(bias),
-        "constraint_bias_jac": nest([e for row in g.jacobian(bias, list(x)) for e in row], (k, len(x))),
-    }
+    return {"constraint": tuple(c), "constraint_jac": nest(A_flat, (k, n)), "constraint_bias": tuple(bias)}
 
 
 def orientation_error(g: Graph, R: list, angles: Sequence[str]) -> list:

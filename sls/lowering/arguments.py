@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sls import functions
-from sls.derive import acceleration_symbols, direction_symbols
+from sls.derive import acceleration_symbols, direction_symbols, multiplier_symbols
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
@@ -26,12 +26,14 @@ PARAMETERS = "p"
 def argument_names(model: Model) -> dict[str, list[str]]:
     """Every argument's entries as the model's names they bind: ``x`` the state's, ``u`` the inputs', ``qddot``
     the acceleration placeholders (:func:`sls.derive.acceleration_symbols`), ``dx`` the direction's
-    (:func:`sls.derive.direction_symbols`), ``p`` the parameters'."""
+    (:func:`sls.derive.direction_symbols`), ``lam`` the multipliers' (:func:`sls.derive.multiplier_symbols`), ``p``
+    the parameters'."""
     return {
         functions.STATE.name: [s.name for s in model.state],
         functions.INPUT.name: [s.name for s in model.inputs],
         functions.ACCELERATION.name: [s.name for s in acceleration_symbols(model.n)],
         functions.DIRECTION.name: [s.name for s in direction_symbols(len(model.state))],
+        functions.MULTIPLIERS_ARGUMENT.name: [s.name for s in multiplier_symbols(model.k)],
         PARAMETERS: list(model.params),
     }
 

@@ -9,7 +9,7 @@ from functools import partial
 
 from sls import functions
 from sls.arrays import flatten, shape_of
-from sls.derive import Dynamics, acceleration_symbols, direction_symbols, function_arrays
+from sls.derive import Dynamics, acceleration_symbols, direction_symbols, function_arrays, multiplier_symbols
 from sls.lowering.expr import Expr
 from sls.lowering.reduce import Path, Printed, Reducer, reducer
 from sls.lowering.solve import lower_solve
@@ -41,14 +41,16 @@ def lower_kernel(arrays: dict, floats: frozenset, reduce: Reducer, paths: Sequen
 
 
 def function_floats(dynamics: Dynamics, function: functions.Function) -> frozenset:
-    """The symbols bound to floats in ``function``: states, inputs, (``tau_fun``) the accelerations and (the
-    directional functions) the direction."""
+    """The symbols bound to floats in ``function``: states, inputs, (``tau_fun``) the accelerations, (the
+    directional functions) the direction and (``constrained_residual_jac_fun``) the multipliers."""
     model = dynamics.model
     floats = frozenset(model.state) | frozenset(model.inputs)
     if functions.ACCELERATION in function.arguments:
         floats |= frozenset(acceleration_symbols(model.n))
     if functions.DIRECTION in function.arguments:
         floats |= frozenset(direction_symbols(len(model.state)))
+    if functions.MULTIPLIERS_ARGUMENT in function.arguments:
+        floats |= frozenset(multiplier_symbols(model.k))
     return floats
 
 

@@ -21,6 +21,9 @@ import sympy
 
 from sls.model.tree import Robot
 
+#: The run-time parameter of every constrained model that carries its Baumgarte rate ω (default: ``stabilization``).
+STABILIZATION_PARAMETER = "constraint_stabilization"
+
 
 @dataclass(frozen=True)
 class Model:
@@ -62,7 +65,10 @@ class Model:
         Rolling/velocity constraints ``a(q) q̇ = 0``, each linear in q̇.
     stabilization : float
         Baumgarte rate ω (0: off): the constraints are kept as
-        ``A q̈ + Ȧ q̇ + 2ω A q̇ + ω² c = 0``.
+        ``A q̈ + Ȧ q̇ + 2ω A q̇ + ω² c = 0``. It is the default of the parameter
+        :data:`STABILIZATION_PARAMETER` (``constraint_stabilization``), which every
+        constrained model has (added last to ``params``), so the rate can be changed at
+        run time (``f(x, constraint_stabilization=20)``, ``--param constraint_stabilization=20``).
     friction : tuple of sympy.Expr
         The user's own friction (``fric`` before the input-free forces were folded in).
     renamed : tuple of (str, str)
@@ -97,6 +103,10 @@ class Model:
         :mod:`sls.derive.validate` sample only there; undeclared coordinates are
         sampled in [−π, π], undeclared rates in [−1, 1] (:meth:`sample_box`).
         They do not change the generated code.
+    stances : tuple of (str, tuple)
+        Named states of a robot at rest (its SRDF file's reference configurations, :mod:`sls.readers.urdf.srdf`):
+        ``(name, x)`` with ``x`` the ``n_q + n`` state values (speeds zero); empty: none. The package keeps
+        them as ``STANCES`` (``sls lqr --stance NAME``); they do not change the equations.
     jacobians : str
         How the Jacobian modules ``M_jac_fun`` and ``C_jac_fun`` are written: ``"entries"``, each entry in the code,
         or ``"directions"``, from the directional derivatives ``M_dir_fun`` and ``C_dir_fun`` evaluated along every
@@ -130,6 +140,13 @@ class Model:
     contacts: tuple = ()
     frame_points: tuple = ()
     jacobians: str = "entries"
+    stances: tuple = ()
+
+    def __post_init__(self) -> None:
+        """A constrained model carries its Baumgarte rate as the parameter ``constraint_stabilization``."""
+        if self.constrained and STABILIZATION_PARAMETER not in self.params:
+            params = {**self.params, STABILIZATION_PARAMETER: float(self.stabilization)}
+            object.__setattr__(self, "params", params)
 
     def sample_box(self) -> tuple[list, list]:
         """``(low, high)``, each of length 2n: the interval the checks sample every state variable in.

@@ -26,7 +26,7 @@ RESERVED_NAMES = frozenset({"np", "math"}) | frozenset(FUNCTIONS) | frozenset(CO
 #: The generated functions' positional arguments: states and inputs may use
 #: these names (the code consumes the arguments before unpacking the state),
 #: parameters may not (they are keyword arguments of the same functions).
-ARGUMENT_NAMES = frozenset({"x", "u", "qddot"})
+ARGUMENT_NAMES = frozenset({"x", "u", "qddot", "lam"})
 
 
 def check_name(name: object, what: str, *, parameter: bool = False) -> str:

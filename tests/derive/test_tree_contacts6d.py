@@ -72,6 +72,25 @@ class Peer:
         a = pin.constraintDynamics(self.model, self.data, q, v, t, self.contacts, self.datas, settings)
         return a[self.v_index], self.data.lambda_c.copy()
 
+    def derivatives(self, x: np.ndarray, tau: np.ndarray) -> tuple:
+        """Pinocchio's computeConstraintDynamicsDerivatives at sls's x and tau, in sls's order: ([ddq_dq, ddq_dv]
+        (nv x 2 nv, tangent columns), ddq_dtau, [dlambda_dq, dlambda_dv], dlambda_dtau)."""
+        self.solve(x, tau)
+        pin.computeConstraintDynamicsDerivatives(
+            self.model, self.data, self.contacts, self.datas, pin.ProximalSettings(1e-12, 0, 1)
+        )
+        d, rows, columns = self.data, self.v_index, self.v_index
+
+        def tangent(dq: np.ndarray, dv: np.ndarray) -> np.ndarray:
+            return np.hstack([dq[:, columns], dv[:, columns]])
+
+        return (
+            tangent(d.ddq_dq, d.ddq_dv)[rows],
+            d.ddq_dtau[rows][:, columns],
+            tangent(d.dlambda_dq, d.dlambda_dv),
+            d.dlambda_dtau[:, columns],
+        )
+
 
 @pytest.fixture(scope="module")
 def g1_flat(tmp_path_factory):
@@ -102,6 +121,42 @@ def test_both_feet_flat_equal_constraint_dynamics(g1_flat):
     assert package.contact_forces_fun(batch, rng.normal(size=(3, package.N_INPUTS))).shape == (3, 2, 6)
 
 
+def check_derivatives(package, peer: Peer, samples: int, seed: int, wrench_rows) -> None:
+    """linearized_model's lower rows and contact_forces_jac_fun = Pinocchio's computeConstraintDynamicsDerivatives
+    (ddq_dq, ddq_dv, ddq_dtau; dlambda_dq, dlambda_dv, dlambda_dtau) to 1e-8 relative at random states, B through
+    B_u = input_matrix_fun; ``wrench_rows`` maps contact_forces_fun's flattened entries to lambda_c's rows (None:
+    a point contact's moment, zero)."""
+    rng = np.random.default_rng(seed)
+    n = peer.model.nv
+    states = np.array([peer.random_state(rng) for _ in range(samples)])
+    inputs = rng.normal(size=(samples, package.N_INPUTS))
+    A, B = package.linearized_model(states, inputs)  # one batch
+    F_x, F_u = package.contact_forces_jac_fun(states, inputs)
+    for k in range(samples):
+        B_u = package.input_matrix_fun(states[k])
+        accelerations, by_tau, forces, forces_by_tau = peer.derivatives(states[k], B_u @ inputs[k])
+        for ours, theirs in (
+            (A[k, n:], accelerations),
+            (B[k, n:], by_tau @ B_u),
+            (F_x[k].reshape(-1, 2 * n), expand(forces, wrench_rows)),
+            (F_u[k].reshape(-1, package.N_INPUTS), expand(forces_by_tau @ B_u, wrench_rows)),
+        ):
+            assert np.abs(ours - theirs).max() <= 1e-8 * max(1.0, np.abs(theirs).max())
+
+
+def expand(rows: np.ndarray, where) -> np.ndarray:
+    """``rows`` (Pinocchio's, one per multiplier) placed at contact_forces_fun's flattened entries (zero rows where
+    ``where`` holds None)."""
+    return np.array([np.zeros(rows.shape[1]) if i is None else rows[i] for i in where])
+
+
+def test_both_feet_flat_derivatives_equal_constraint_dynamics_derivatives(g1_flat):
+    """G1 (29 joints) on two 6-D feet, 300 random states: the structured derivatives (constrained_residual_jac_fun,
+    one solve with the forward factors) = Pinocchio's."""
+    package, peer = g1_flat
+    check_derivatives(package, peer, 300, 21, list(range(12)))
+
+
 def test_a_mix_of_6d_and_point_feet_equal_constraint_dynamics(solo_mixed):
     """lambda_c is [FL's force, FL's moment, FR's force, HL's force, HR's force]: contact_forces_fun's rows are
     (force, moment) with the point feet's moments zero."""
@@ -116,6 +171,13 @@ def test_a_mix_of_6d_and_point_feet_equal_constraint_dynamics(solo_mixed):
         wrenches[0] = forces[:6]
         wrenches[1:, :3] = forces[6:].reshape(3, 3)
         assert np.abs(package.contact_forces_fun(x, u) - wrenches).max() <= 1e-8 * max(1.0, np.abs(forces).max())
+
+
+def test_a_mix_of_6d_and_point_feet_derivatives(solo_mixed):
+    """FL held flat, three point feet: contact_forces_jac_fun's rows of the point feet's moments are zero."""
+    package, peer = solo_mixed
+    where = list(range(6)) + [i for foot in range(3) for i in (6 + 3 * foot + np.arange(3)).tolist() + [None] * 3]
+    check_derivatives(package, peer, 40, 22, where)
 
 
 def test_the_default_anchors_are_the_neutral_pose(g1_flat):

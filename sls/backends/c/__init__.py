@@ -108,8 +108,8 @@ CALLED = frozenset(name for names in functions.SPEED_CALLS.values() for name in 
 
 def unit_of(function: functions.Function) -> str:
     """The translation unit (a key of :data:`UNITS`) compiling a generated function."""
-    if function.solve == functions.LINEARIZATION:
-        return "c/_linearize.c"
+    if function.solve == functions.LINEARIZATION or function.name in functions.CONSTRAINED_DERIVATIVE_NEEDS:
+        return "c/_linearize.c"  # a constrained model's linearization calls constrained_residual_jac_fun
     if function.solve or function.uses:
         return "c/_solve.c"
     return "c/_jac.c" if function.jacobian and function.name not in CALLED else "c/_eval.c"
@@ -274,6 +274,9 @@ class CBackend(Backend):
             terms = function_spec(terms_model_function(model), model, prefix, names, kernel)
             library, header, units[terms.name] = [*library, terms], [*specs, terms], "c/_terms.c"
         guarded = chart_guarded(model, chosen)
+        # the Python API: functions of at most two arguments (the C kernel of constrained_residual_jac_fun, whose
+        # (x, u, qddot, lam) only the constrained solves pass, is in the header alone)
+        api = [spec for spec in specs if len(spec.arguments) <= 2]
         native = {
             "guarded": guarded,
             "native": NATIVE,
@@ -285,12 +288,12 @@ class CBackend(Backend):
         files = {
             f"c/{prefix}.h": env.get_template("model.h.j2").render(ctx=ctx, functions=header),
             f"c/{prefix}.c": env.get_template("model.c.j2").render(ctx=ctx, functions=library),
-            f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=specs, **native),
+            f"{NATIVE}.c": env.get_template("native.c.j2").render(ctx=ctx, functions=api, **native),
             "__init__.py": env.get_template("__init__.py.j2").render(
-                ctx=ctx, modules=functions.names(model), native=NATIVE
+                ctx=ctx, modules=[spec.name for spec in api], native=NATIVE
             ),
             "_dispatch.py": env.get_template("dispatch.py.j2").render(
-                ctx=ctx, functions=specs, dependent=DEPENDENT, guarded=guarded
+                ctx=ctx, functions=api, dependent=DEPENDENT, guarded=guarded
             ),
             "_runtime.py": self._python_runtime(env, ctx),
         }

@@ -12,8 +12,10 @@ A constrained model (holonomic constraints, velocity constraints, a robot's cont
 * ``W = diag(trace(M)/n / |A_i|²)``, the Cholesky factor ``L`` of ``M + AᵀWA``, ``X = L⁻¹ [f_a, Aᵀ]``
   (``f_a = f + AᵀW g``), the Cholesky factor of the Schur complement ``S = X_Aᵀ X_A = A (M + AᵀWA)⁻¹ Aᵀ``,
   ``λ = S⁻¹ (g − X_Aᵀ X_f)`` and ``q̈ = L⁻ᵀ (X_f + X_A λ)``: the Python target's solution and multipliers' sign;
-* ``linearized_model`` differentiates both equations as the Python target does, on the Jacobian kernels
-  (its upper rows: ``[0, I]``, ``qdot_jac_fun``, or a quaternion base's tangent space).
+* ``linearized_model`` and ``contact_forces_jac_fun`` differentiate both equations as the Python target does:
+  ``[M −Aᵀ; A 0] [∂q̈; ∂λ] = −constrained_residual_jac_fun(x, u, q̈, λ)`` (and ``[B_u; 0]`` for the inputs) with the
+  factors of the solve (``linearized_model``'s upper rows: ``[0, I]``, ``qdot_jac_fun``, or a quaternion base's
+  tangent space; the contacts' derivatives in the same tangent space).
 
 Return codes: ``<PREFIX>_NOT_POSITIVE_DEFINITE`` where ``M + AᵀWA`` is not positive definite,
 :data:`DEPENDENT` where ``S`` is not (the constraints are dependent there).
@@ -97,10 +99,10 @@ def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
     return {
         "dependent": DEPENDENT,
         # a solve's kind, else what the multipliers give: all of them, or the contacts' (an output sized by "c")
-        "roles": {
-            f.name: f.solve or ("contacts" if f.outputs[0][1][0] == "c" else "multipliers") for f in chosen if f.numeric
-        },
+        "roles": {f.name: _role(f) for f in chosen if f.numeric},
         "linearizes": any(f.numeric and f.solve == functions.LINEARIZATION for f in chosen),
+        "contact_derivatives": any(_role(f) == "contact_derivatives" for f in chosen if f.numeric),
+        "differentiates": any(functions.differentiates(f) for f in chosen),
         "speeds": getattr(model, "kinematics", None) is not None,
         "free_flyer": tree is not None and tree.free is not None,
         "unrolled": unrolled_solve(
@@ -110,6 +112,17 @@ def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
             {i - n * n - n for i in stored if n * n + n <= i < n * n + n + k * n},
         ),
     }
+
+
+def _role(function: functions.Function) -> str:
+    """What a solved function writes: its :attr:`~sls.functions.Function.solve`, the contacts' multipliers
+    (``"contacts"``: an output sized by ``"c"``), their derivatives (``"contact_derivatives"``) or every
+    multiplier (``"multipliers"``)."""
+    if function.solve:
+        return function.solve
+    if function.name == functions.CONTACT_FORCES_JAC.name:
+        return "contact_derivatives"
+    return "contacts" if function.outputs[0][1][0] == "c" else "multipliers"
 
 
 def numeric_spec(function: functions.Function, model: Model) -> CSpec:

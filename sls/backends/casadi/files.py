@@ -27,16 +27,17 @@ def identifier(name: str) -> str:
 #: What a constrained model's structured solve reads (``templates/casadi/constrained.py.j2``, in this order): the arrays
 #: M, A (constraint Jacobian), bias (g), B_u and tau, each from the package's function returning it.
 KKT_ARRAYS = ("M", "A", "bias", "B_u", "tau")
-#: What its linearization reads besides (the numpy target's formula, ``_runtime.constrained_jacobians``).
-JACOBIAN_ARRAYS = ("M_jac", "C", "C_jac", "phi_jac", "fric_jac", "B_u_jac", "A_jac", "bias_jac")
+#: What its derivatives read besides (``linearized_model``, ``contact_forces_jac_fun``: the numpy target's formula,
+#: ``_runtime.constrained_derivatives``): the constrained residual's Jacobian.
+JACOBIAN_ARRAYS = ("kkt_jac",)
 
 
 def constrained_uses(function: functions.Function, chosen: tuple) -> tuple:
     """The functions the builder of a constrained model's run-time solve takes: those returning the arrays of
-    :data:`KKT_ARRAYS` (and, for the linearization, of :data:`JACOBIAN_ARRAYS`, then ``qdot_jac_fun`` for a model
+    :data:`KKT_ARRAYS` (and, for the derivatives, of :data:`JACOBIAN_ARRAYS`, then ``qdot_jac_fun`` for a model
     with generalized speeds: ``function.calls``)."""
     returning = {f.outputs[0][0]: f.name for f in chosen if not f.numeric and not f.uses}
-    if function.solve == functions.LINEARIZATION:
+    if functions.differentiates(function):
         return tuple(returning[array] for array in KKT_ARRAYS + JACOBIAN_ARRAYS) + tuple(function.calls)
     return tuple(returning[array] for array in KKT_ARRAYS)
 

@@ -267,6 +267,8 @@ def function_spec(function: functions.Function, model: Model, names: dict, body:
         "x": (len(model.state), f"state [{', '.join(s.name for s in model.state)}]"),
         "u": (m, f"input [{', '.join(s.name for s in model.inputs)}]"),
         "qddot": (n, "accelerations, one per coordinate"),
+        "lam": (model.k, "constraint multipliers, one per constraint row"),
+        "dx": (len(model.state), "direction in the state space"),
     }
     checks = []
     for argument in arguments:

@@ -25,7 +25,7 @@ BUILTINS = frozenset(
     "struct reshape double sprintf disp size ans".split()
 )
 #: Locals and argument names of the generated functions.
-LOCAL_NAMES = frozenset("x u p qddot rhs dM drhs residual_jac R failed Z k unknown".split())
+LOCAL_NAMES = frozenset("x u p qddot lam rhs dM drhs residual_jac R failed Z k unknown".split())
 #: Output names of every generated function (each is a local in its file) and the function names.
 OUTPUT_NAMES = frozenset(o for f in functions.FUNCTIONS for o, _ in f.outputs) | frozenset(functions.NAMES)
 

@@ -126,13 +126,14 @@ def names_tuple(names: list) -> str:
 
 @dataclass(frozen=True)
 class Extra:
-    """An argument besides ``x`` (``tau_fun``'s ``qddot``): its ``name``, ``size``, ``doc`` line and the
-    ``symbols`` its entries bind."""
+    """An argument besides ``x`` (``tau_fun``'s ``qddot``): its ``name``, ``size``, ``doc`` line, the
+    ``symbols`` its entries bind and ``var``, the local holding it (``_extra``, then ``_extra1``, ...)."""
 
     name: str
     size: int
     doc: str
     symbols: list[str]
+    var: str = "_extra"
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ class PythonSpec:
     args: str
     returns: str
     extra: Extra | None = None
+    #: Every argument besides ``x`` (``extra`` first; ``constrained_residual_jac_fun`` has three).
+    extras: tuple[Extra, ...] = ()
 
 
 def function_spec(name: str, model: Model) -> PythonSpec:
@@ -157,7 +160,16 @@ def function_spec(name: str, model: Model) -> PythonSpec:
     }[name]
     function = functions.BY_NAME[name]
     frames = len(model.frames)
-    shape = shape.format(n=model.n, n2=2 * model.n, nx=len(model.state), nq=model.n_q, m=model.m, k=model.k, f=frames)
+    shape = shape.format(
+        n=model.n,
+        n2=2 * model.n,
+        nx=len(model.state),
+        nq=model.n_q,
+        m=model.m,
+        k=model.k,
+        nk=model.n + model.k,
+        f=frames,
+    )
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (
         "float, or ndarray of shape (...) for a batch" if shape == "()" else f"ndarray, shape {shape} or {batch_shape}"
@@ -166,10 +178,18 @@ def function_spec(name: str, model: Model) -> PythonSpec:
         return PythonSpec(name, summary, "x", returns)
     from sls.lowering.arguments import argument_names
 
-    argument = function.arguments[1]  # tau_fun's qddot, a directional function's dx
-    size = functions.model_sizes((argument.size,), model)[0]
-    extra = Extra(argument.name, size, argument.doc, argument_names(model)[argument.name])
-    return PythonSpec(name, summary, f"x, {argument.name}", returns, extra)
+    extras = tuple(
+        Extra(
+            argument.name,
+            functions.model_sizes((argument.size,), model)[0],
+            argument.doc,
+            argument_names(model)[argument.name],
+            "_extra" + (str(i) if i else ""),
+        )
+        for i, argument in enumerate(function.arguments[1:])  # tau_fun's qddot, a directional function's dx
+    )
+    args = ", ".join(a.name for a in function.arguments)
+    return PythonSpec(name, summary, args, returns, extras[0], extras)
 
 
 def render_package(

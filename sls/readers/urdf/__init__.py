@@ -24,7 +24,9 @@ Modules: :mod:`~sls.readers.urdf.document` (the XML), :mod:`~sls.readers.urdf.in
 the mass checks), :mod:`~sls.readers.urdf.structure` (the tree, :func:`parse_urdf`),
 :mod:`~sls.readers.urdf.naming` (states, parameters and inputs), :mod:`~sls.readers.urdf.kinematics` (``T``,
 ``V``, friction, the inputs' forces), :mod:`~sls.readers.urdf.actuation` (the robot's inputs written in new ones:
-``inputs`` and ``[actuation]``), :mod:`~sls.readers.urdf.load` (:func:`load_urdf`, :func:`load_urdf_table`).
+``inputs`` and ``[actuation]``), :mod:`~sls.readers.urdf.contacts` (contacts and their places),
+:mod:`~sls.readers.urdf.srdf` (stances from the robot's SRDF file), :mod:`~sls.readers.urdf.load` (:func:`load_urdf`,
+:func:`load_urdf_table`).
 The tree types (:class:`~sls.model.tree.Robot`, ...) are the model stage's.
 
 Conventions of the model (``docs/robots.md`` is the user's page)

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from sls.errors import ModelFileError
-from sls.model.tree import MOVABLE_TYPES, Robot, contact_parameter, rpy_matrix
+from sls.model.tree import Robot, contact_parameter
 
 #: Kinds of contact: a point held in place (three constraints), a frame held in place and orientation (six).
 CONTACT_KINDS = ("point", "6d")
@@ -47,12 +47,20 @@ def contact_specs(contacts: Sequence[str] | str, links: Sequence[str], filename:
     return tuple(specs)
 
 
-def contact_defaults(robot: Robot, specs: Sequence[tuple], places: Mapping[str, Sequence[float]] | None = None) -> dict:
+def contact_defaults(
+    robot: Robot,
+    specs: Sequence[tuple],
+    places: Mapping[str, Sequence[float]] | None = None,
+    q: Sequence[float] | None = None,
+) -> dict:
     """The contacts' parameters (:data:`CONTACT_AXES`: ``contact_<link>_x, _y, _z``, and ``_roll, _pitch, _yaw``
     for a 6-D contact) with their defaults: ``places[link]`` where given (3 numbers, or 6 for a 6-D contact, as
-    :func:`contact_places` checks them; a 6-D contact given 3 keeps its neutral orientation), else where the link is
-    at the neutral configuration (every joint at zero, a floating base at the origin, level)."""
-    neutral = neutral_frames(robot)
+    :func:`contact_places` checks them; a 6-D contact given 3 keeps its orientation at ``q``), else where the link is
+    at the coordinates ``q`` (a stance, :mod:`sls.readers.urdf.srdf`; ``None``: the neutral configuration, every
+    joint at zero, a floating base at the origin, level)."""
+    from sls.readers.urdf.srdf import stance_frames
+
+    neutral = stance_frames(robot, q)
     values = {}
     for link, kind in specs:
         rotation, origin = neutral[link]
@@ -127,21 +135,9 @@ def parse_contact_at(items: Sequence[str]) -> dict:
 def neutral_frames(robot: Robot) -> dict:
     """``{link: (R, p)}``: every link's orientation (3 × 3, rows) and origin in the world at the neutral
     configuration (a mimic joint at its offset; a free-flyer at its joint's origin, level)."""
-    frames: dict = {robot.root: (((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), (0.0, 0.0, 0.0))}
-    for joint in robot.joints:
-        R, p = frames[joint.parent]
-        origin = rpy_matrix(joint.rpy)
-        R_child = _matmul(R, origin)
-        p_child = tuple(p[i] + sum(R[i][k] * joint.xyz[k] for k in range(3)) for i in range(3))
-        value = joint.mimic[2] if joint.mimic is not None else 0.0
-        if joint.kind in MOVABLE_TYPES and value:
-            axis = joint.axis
-            if joint.kind == "prismatic":
-                p_child = tuple(p_child[i] + sum(R_child[i][k] * axis[k] for k in range(3)) * value for i in range(3))
-            else:
-                R_child = _matmul(R_child, _axis_rotation(axis, value))
-        frames[joint.child] = (R_child, p_child)
-    return frames
+    from sls.readers.urdf.srdf import stance_frames
+
+    return stance_frames(robot)
 
 
 def rpy_angles(R: Sequence[Sequence[float]]) -> tuple:
@@ -151,17 +147,3 @@ def rpy_angles(R: Sequence[Sequence[float]]) -> tuple:
     if math.hypot(R[0][0], R[1][0]) < 1e-12:
         return 0.0, pitch, math.atan2(-R[0][1], R[1][1])
     return math.atan2(R[2][1], R[2][2]), pitch, math.atan2(R[1][0], R[0][0])
-
-
-def _matmul(A: Sequence, B: Sequence) -> tuple:
-    return tuple(tuple(sum(A[i][k] * B[k][j] for k in range(3)) for j in range(3)) for i in range(3))
-
-
-def _axis_rotation(axis: Sequence[float], angle: float) -> tuple:
-    x, y, z = axis
-    c, s = math.cos(angle), math.sin(angle)
-    return (
-        (c + x * x * (1 - c), x * y * (1 - c) - z * s, x * z * (1 - c) + y * s),
-        (y * x * (1 - c) + z * s, c + y * y * (1 - c), y * z * (1 - c) - x * s),
-        (z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c)),
-    )

@@ -17,7 +17,8 @@ from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.contacts import contact_defaults, contact_places, contact_specs
 from sls.readers.urdf.document import xml_root
 from sls.readers.urdf.kinematics import energies, forward, input_map, split_names
-from sls.readers.urdf.naming import check_generated_names, friction_parameters, model_name, state_names
+from sls.readers.urdf.naming import NOT_IDENTIFIER, check_generated_names, friction_parameters, model_name, state_names
+from sls.readers.urdf.srdf import choose_stance, read_stances, stance_coordinates
 from sls.readers.urdf.structure import BASE_ORIENTATIONS, parse_urdf
 from sls.readers.urdf.xacro_files import expand_xacro, is_xacro
 
@@ -42,6 +43,9 @@ def load_urdf(
     params: Mapping[str, float] | None = None,
     xacro_args: Mapping[str, str] | None = None,
     package_paths: Sequence[str] = (),
+    srdf: str | Path | None = None,
+    stance: str | None = None,
+    base_wrench: bool = False,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -58,7 +62,14 @@ def load_urdf(
     point contact its origin (three holonomic constraints, at the parameters ``contact_<link>_x, _y, _z``), a 6-D
     contact its origin and orientation (six, with ``contact_<link>_roll, _pitch, _yaw`` too), with the Baumgarte rate
     ``constraint_stabilization``. The parameters' defaults: ``contact_at[link]`` (``[x, y, z]``, or ``[x, y, z,
-    roll, pitch, yaw]`` for a 6-D contact) where given, else where the link is at the neutral configuration.
+    roll, pitch, yaw]`` for a 6-D contact) where given, else where the link is at the stance ``stance`` of the SRDF
+    file ``srdf`` (its ``<group_state>``, as Pinocchio's ``loadReferenceConfigurations`` reads it,
+    :mod:`sls.readers.urdf.srdf`), else at the neutral configuration. Every stance of ``srdf`` is kept as a state
+    at rest (:attr:`Model.stances`: the package's ``STANCES``, ``sls lqr --stance NAME``).
+
+    A robot on contacts with a floating base is driven by its joint motors alone (``tau_<joint>``): the base's
+    body wrench (``base_fx … base_mz``), which no motor produces, is an input only with ``base_wrench=True`` (or an
+    ``actuation`` table naming it).
 
     ``inputs`` (new input names) and ``actuation`` (the robot's own inputs, ``tau_<joint>`` or ``base_fx …
     base_mz``, each an expression linear in ``inputs``: a string, a sympy expression or a number) say how the
@@ -86,8 +97,23 @@ def load_urdf(
         contact_at=None if contact_at is None else (contact_at, getattr(contact_at, "what", f"{filename}: contact_at")),
         constraint_stabilization=constraint_stabilization,
         drive=drive,
+        stances=_stances(srdf, stance),
+        base_wrench=base_wrench,
     )
     return model if params is None else with_params(model, params, f"{filename}: params")
+
+
+def _stances(srdf: str | Path | None, stance: str | None, what: str = "stance") -> tuple | None:
+    """``(srdf file, its stances, the chosen one or None)`` for :func:`_robot_model`, or ``None`` without a file."""
+    if srdf is None:
+        if stance is not None:
+            raise ModelFileError(
+                f"{what} '{stance}': a stance is read from the robot's SRDF file; name it with srdf too"
+            )
+        return None
+    if stance is not None and not isinstance(stance, str):
+        raise ModelFileError(f"{what} must be the name of a <group_state> of {srdf}, got {stance!r}")
+    return str(srdf), read_stances(srdf), stance
 
 
 @dataclass(frozen=True)
@@ -114,10 +140,12 @@ def _robot_model(
     contact_at: tuple | None,
     constraint_stabilization: float,
     drive: Drive | None,
+    stances: tuple | None = None,
+    base_wrench: bool = False,
 ) -> Model:
     """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``, with
     its ``frames`` and ``contacts`` (see :func:`load_urdf`); ``contact_at`` is ``(places, what)``: the contacts'
-    places and how the messages name them."""
+    places and how the messages name them; ``stances`` is ``(srdf file, {name: joints}, chosen name or None)``."""
     filename = str(path)
     if base_orientation not in BASE_ORIENTATIONS:
         raise ModelFileError(
@@ -139,6 +167,8 @@ def _robot_model(
             )
         except SlsError as exc:
             raise ModelFileError(f"{drive.where}: {exc}") from None
+    if contacts is not None and robot.bases and drive is None and not base_wrench:
+        inputs, forces = motors_only(robot, inputs, forces)
     actuated = not robot.bases and drive is None
     free, joints = split_names(robot, names)
     rates = free_flyer_rates(*free) + joints[1] if robot.free is not None else None
@@ -162,6 +192,9 @@ def _robot_model(
         model = replace(model, frames=frame_names(frames, robot, text, filename))
     if contact_at is not None and contacts is None:
         raise ModelFileError(f"{contact_at[1]}: places contacts; name them with contacts too")
+    states, at = _stance_states(robot, stances, model.n) if stances is not None else ((), None)
+    if states:
+        model = replace(model, stances=states)
     if contacts is not None:
         specs = contact_specs(contacts, file_links(robot, text, filename), filename)
         places = None if contact_at is None else contact_places(contact_at[0], specs, contact_at[1])
@@ -174,7 +207,7 @@ def _robot_model(
         model = replace(
             model,
             contacts=specs,
-            params={**model.params, **contact_defaults(robot, specs, places)},
+            params={**model.params, **contact_defaults(robot, specs, places, at)},
             stabilization=stabilization,
         )
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
@@ -183,10 +216,32 @@ def _robot_model(
     return model
 
 
+def motors_only(robot: Robot, inputs: Sequence[str], forces: Sequence) -> tuple[list, tuple]:
+    """The robot's inputs and generalized forces without its bases' body wrenches (``base_fx … base_mz``): the
+    joint motors alone, as a robot standing on its feet is driven."""
+    wrench = {f"{NOT_IDENTIFIER.sub('_', base.name)}_{suffix}" for base in robot.bases for suffix, *_ in base.axes}
+    zero = {symbol(u): 0 for u in inputs if u in wrench}
+    return [u for u in inputs if u not in wrench], tuple(f.xreplace(zero) for f in forces)
+
+
+def _stance_states(robot: Robot, stances: tuple, n_v: int) -> tuple[tuple, tuple | None]:
+    """``(((name, state at rest), …), q of the chosen stance or None)`` from ``(srdf file, stances, chosen)``."""
+    srdf, found, chosen = stances
+    states = []
+    for name, joints in found.items():
+        q = stance_coordinates(robot, joints, f"{srdf}: stance '{name}'")
+        states.append((name, tuple(q) + (0.0,) * n_v))
+    at = None
+    if chosen is not None:
+        at = stance_coordinates(robot, choose_stance(found, chosen, srdf), f"{srdf}: stance '{chosen}'")
+    return tuple(states), at
+
+
 #: Keys of a TOML model file's ``[urdf]`` table, and the other tables such a file may have.
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation", "xacro_args", "package_paths")
 URDF_FILE_KEYS = (
     "urdf", "params", "inputs", "actuation", "frames", "contacts", "contact_at", "constraint_stabilization",
+    "srdf", "stance", "base_wrench",
 )  # fmt: skip
 
 
@@ -194,8 +249,8 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at a URDF file: ``[urdf]`` with ``file`` (relative to the TOML
     file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
     defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs; ``frames``,
-    ``contacts``, ``contact_at`` (a table ``LINK = [x, y, z]``) and ``constraint_stabilization`` as
-    :func:`load_urdf` takes them."""
+    ``contacts``, ``contact_at`` (a table ``LINK = [x, y, z]``), ``constraint_stabilization``, ``srdf`` (relative
+    to the TOML file), ``stance`` and ``base_wrench`` as :func:`load_urdf` takes them."""
     if "forces" in data:
         raise ModelFileError(
             f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
@@ -235,6 +290,11 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     if not isinstance(package_paths, list) or not all(isinstance(p, str) for p in package_paths):
         raise ModelFileError(f"{what}: 'package_paths' must be a list of folders")
     folders = [str(Path(path).parent / p) for p in package_paths]
+    srdf, stance, base_wrench = data.get("srdf"), data.get("stance"), data.get("base_wrench", False)
+    if srdf is not None and not (isinstance(srdf, str) and srdf):
+        raise ModelFileError(f"{path}: 'srdf' must name the robot's SRDF file (relative to this file)")
+    if not isinstance(base_wrench, bool):
+        raise ModelFileError(f"{path}: 'base_wrench' must be true or false")
     arguments = {key: str(value) for key, value in xacro_args.items()}
     text = expand_xacro(urdf, arguments, folders) if is_xacro(urdf) else read_model_text(urdf)
     model = _robot_model(
@@ -249,6 +309,8 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         contact_at=None if contact_at is None else (contact_at, f"{path}: contact_at"),
         constraint_stabilization=data.get("constraint_stabilization", 0.0),
         drive=drive,
+        stances=_stances(None if srdf is None else Path(path).parent / srdf, stance, f"{path}: stance"),
+        base_wrench=base_wrench,
     )
     return with_param_table(model, params, path)
 

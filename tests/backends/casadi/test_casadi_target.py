@@ -68,11 +68,11 @@ def check_agreement(model: sls.Model, np_pkg, ca_pkg, seed: int = 0) -> None:
         for name in names:
             function = getattr(ca_pkg, name)
             assert isinstance(function, ca.Function) and function.name_in()[-1] == "p"
-            second = {"u": u, "qddot": qddot}.get(function.name_in()[1]) if function.n_in() == 3 else None
-            args = (x,) if second is None else (x, second)
+            values = {"x": x, "u": u, "qddot": qddot, "lam": rng.normal(size=model.k)}
+            args = tuple(values[argument] for argument in function.name_in()[:-1])
             want = getattr(np_pkg, name)(*args, **params)
             got = function(*args, p)
-            if name == "linearized_model":
+            if function.n_out() > 1:
                 for k, w in enumerate(want):
                     close(as_array(got[k], w.shape), w, f"{model.name}: {name}[{k}]")
             else:

@@ -48,7 +48,15 @@ def pair(model: sls.Model, folder, method: str = "auto"):
 
 
 #: The functions of a state and an input (the rest take the state alone, or are listed below).
-WITH_INPUT = ("qddot_fun", "vdot_fun", "xdot_fun", "linearized_model", "multipliers_fun", "contact_forces_fun")
+WITH_INPUT = (
+    "qddot_fun",
+    "vdot_fun",
+    "xdot_fun",
+    "linearized_model",
+    "multipliers_fun",
+    "contact_forces_fun",
+    "contact_forces_jac_fun",
+)
 
 
 #: The functions of a quaternion base's configuration space (no parameters).
@@ -62,6 +70,9 @@ def arguments(name: str, package, x: np.ndarray, rng: np.random.Generator) -> tu
         return (x, rng.normal(size=batch + (package.N_INPUTS,)))
     if name == "tau_fun":
         return (x, rng.normal(size=batch + (package.N_DOF,)))
+    if name == "constrained_residual_jac_fun":  # (x, u, qddot, lam)
+        sizes = (package.N_INPUTS, package.N_DOF, package.N_CONSTRAINTS)
+        return (x, *(rng.normal(size=batch + (size,)) for size in sizes))
     if name in ("integrate", "from_mujoco"):  # (q, dq) / (qpos, qvel)
         return (x[..., :n_q], rng.normal(size=batch + (package.N_DOF,)))
     if name == "difference":

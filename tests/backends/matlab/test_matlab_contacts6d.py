@@ -49,12 +49,13 @@ def test_a_flat_foot_in_matlab_is_constraint_dynamics(tmp_path):
     ]
     script = " ".join(
         f"x = {matlab_vector(x)}; u = {matlab_vector(u)}; disp(mat2str(qddot_fun(x, u), 17)); "
-        "disp(mat2str(contact_forces_fun(x, u), 17)); [A, B] = linearized_model(x, u); disp(mat2str(A, 17));"
+        "disp(mat2str(contact_forces_fun(x, u), 17)); [A, B] = linearized_model(x, u); disp(mat2str(A, 17)); "
+        "[F_x, F_u] = contact_forces_jac_fun(x, u); disp(mat2str(F_x(:), 17)); disp(mat2str(F_u(:), 17));"
         for x, u in states
     )
     values = octave_matrices(script, tmp_path / "m")
     for index, (x, u) in enumerate(states):
-        qddot, forces, A = values[3 * index : 3 * index + 3]
+        qddot, forces, A, F_x, F_u = values[5 * index : 5 * index + 5]
         tau = package.input_matrix_fun(x) @ u
         settings = pin.ProximalSettings(1e-12, 0, 1)
         accelerations = pin.constraintDynamics(peer, data, x[:19], x[19:], tau, contacts, datas, settings)
@@ -65,3 +66,5 @@ def test_a_flat_foot_in_matlab_is_constraint_dynamics(tmp_path):
         assert np.abs(forces - wrenches).max() <= 1e-8 * max(1.0, np.abs(wrenches).max())
         expected = package.linearized_model(x, u)[0]
         assert np.abs(A - expected).max() <= 1e-9 * max(1.0, np.abs(expected).max())
+        for ours, theirs in zip((F_x, F_u), package.contact_forces_jac_fun(x, u)):  # MATLAB's column-major (:)
+            assert np.abs(ours.ravel() - theirs.ravel(order="F")).max() <= 1e-9 * max(1.0, np.abs(theirs).max())

@@ -6,18 +6,10 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_solve as _cho_solve
 
 from . import _runtime
-from .C_fun import _body as _C
-from .C_jac_fun import _body as _C_jac
 from .constraint_bias_fun import _body as _bias
-from .constraint_bias_jac_fun import _body as _bias_jac
 from .constraint_jac_fun import _body as _A
-from .constraint_jac_jac_fun import _body as _A_jac
-from .fric_jac_fun import _body as _fric_jac
 from .input_matrix_fun import _body as _B_u
-from .input_matrix_jac_fun import _body as _B_u_jac
 from .M_fun import _body as _M
-from .M_jac_fun import _body as _M_jac
-from .phi_jac_fun import _body as _phi_jac
 from .tau_fun import _body as _tau
 
 N = 0  # the model's number of degrees of freedom (speeds), set when copied
@@ -77,23 +69,25 @@ def contact_forces(x, u, *params):
     return padded[jnp.array(CONTACT_ROWS, dtype=int)]
 
 
-def linearized(x, u, *params):
-    """(A, B) of the constrained xdot = [qdot; qddot(x, u)] with lam eliminated, at one state: differentiating
-    M qddot = f + A' lam and A qddot = g along x_l gives M dqddot = df - dM qddot + dA' lam + A' dlam and
-    A dqddot = dg - dA qddot (= h), solved with the same factor and S for every column."""
+def _derivatives(x, u, params):
+    """(D, dlam): the derivatives of qddot (N x (N_Q + N + M_INPUTS)) and of lam (K x ...) along x, then u, at one
+    state: [M -A'; A 0] [dqddot; dlam] = -constrained_residual_jac_fun(x, u, qddot, lam) (the inverse dynamics'
+    derivatives with the constraint forces as external forces, at fixed qddot and lam) and [B_u; 0] for u, solved
+    with the factor of M + A'WA and S of the solve for every column."""
+    from .constrained_residual_jac_fun import _body as _kkt_jac  # a package that differentiates has it
+
     qddot_, lam, (L, A, w, Y, S, B_u) = solve(x, u, params)
-    dq = x[N_Q:]
-    dM = _M_jac(x, *params)
-    dA = _A_jac(x, *params)
-    df = jnp.einsum("ajl,j->al", _B_u_jac(x, *params), u)
-    df = df - jnp.einsum("ajl,j->al", _C_jac(x, *params), dq) - _phi_jac(x, *params) - _fric_jac(x, *params)
-    df = df.at[:, N_Q:].add(-_C(x, *params))
-    R = df - jnp.einsum("abl,b->al", dM, qddot_) + jnp.einsum("ial,i->al", dA, lam)
-    R = jnp.concatenate([R, B_u], axis=1)
-    h = _bias_jac(x, *params) - jnp.einsum("ial,a->il", dA, qddot_)
-    h = jnp.concatenate([h, jnp.zeros((K, M_INPUTS), h.dtype)], axis=1)
+    kkt = _kkt_jac(x, u, qddot_, lam, *params)
+    R = jnp.concatenate([-kkt[:N], B_u], axis=1)
+    h = jnp.concatenate([-kkt[N:], jnp.zeros((K, M_INPUTS), kkt.dtype)], axis=1)
     D = _cho_solve((L, True), R + A.T @ (w[:, None] * h))
-    D = D + Y @ jnp.linalg.solve(S, h - A @ D)
+    dlam = jnp.linalg.solve(S, h - A @ D)
+    return D + Y @ dlam, dlam
+
+
+def linearized(x, u, *params):
+    """(A, B) of the constrained xdot = [qdot; qddot(x, u)] with lam eliminated, at one state (:func:`_derivatives`)."""
+    D, _ = _derivatives(x, u, params)
     if not SPEEDS:
         return _runtime.linearization(D, N, M_INPUTS)
     from .qdot_jac_fun import _body as _rates  # a package with generalized speeds has it
@@ -106,3 +100,18 @@ def linearized(x, u, *params):
     from . import _free_flyer
 
     return _runtime.linearization(D, N, M_INPUTS, _free_flyer.tangent_kinematics(x), rates[:, N_Q:])
+
+
+def contact_forces_jac(x, u, *params):
+    """(dF/dx, dF/du) of contact_forces at one state: (contacts, 3 or 6, 2 N) along the state's tangent space (the
+    coordinates' columns through S(q) = dqdot/dv with a quaternion base) and (contacts, 3 or 6, M_INPUTS)."""
+    _, dlam = _derivatives(x, u, params)
+    n_x = N_Q + N
+    columns = dlam[:, :n_x]
+    if N_Q != N:
+        from .qdot_jac_fun import _body as _rates  # a package with a quaternion base has it
+
+        columns = jnp.concatenate([columns[:, :N_Q] @ _rates(x, *params)[:, N_Q:], columns[:, N_Q:]], axis=1)
+    padded = jnp.concatenate([jnp.concatenate([columns, dlam[:, n_x:]], axis=1), jnp.zeros((1, 2 * N + M_INPUTS))])
+    selected = padded[jnp.array(CONTACT_ROWS, dtype=int)]
+    return selected[..., : 2 * N], selected[..., 2 * N :]

@@ -5,18 +5,10 @@
 import numpy as np
 
 from . import _runtime
-from .C_fun import C_fun
-from .C_jac_fun import C_jac_fun
 from .constraint_bias_fun import constraint_bias_fun
-from .constraint_bias_jac_fun import constraint_bias_jac_fun
 from .constraint_jac_fun import constraint_jac_fun
-from .constraint_jac_jac_fun import constraint_jac_jac_fun
-from .fric_jac_fun import fric_jac_fun
 from .input_matrix_fun import input_matrix_fun
-from .input_matrix_jac_fun import input_matrix_jac_fun
 from .M_fun import M_fun
-from .M_jac_fun import M_jac_fun
-from .phi_jac_fun import phi_jac_fun
 from .tau_fun import tau_fun
 
 N = 0  # the model's number of degrees of freedom (speeds), set when copied
@@ -134,59 +126,74 @@ def multipliers_fun(x, u, params):
     return solve(_x, _u, params)[1]
 
 
-def linearized_model(x, u, params):
-    """Jacobians of the constrained xdot = [qdot; qddot(x, u)] with lam eliminated.
+def _derivatives(x, u, params):
+    """(D, dlam, x, batch): the derivatives of qddot (D, (..., N, N_Q + N + M_INPUTS): columns along x, then u) and
+    of the multipliers (dlam, (..., K, N_Q + N + M_INPUTS)) of the constrained dynamics at (x, u).
 
-    Differentiating M qddot = f + A' lam and A qddot = g along x_l gives
-    M dqddot = df - dM qddot + dA' lam + A' dlam and A dqddot = dg - dA qddot (= h):
-    the same structured solve (the factor of M + A'WA, adding A'W h on the right, then S)
-    for every column.
+    Differentiating M qddot = f + A' lam and A qddot = g at fixed (qddot, lam) gives
+    [M -A'; A 0] [dqddot; dlam] = -[dr; dh], with [dr; dh] = constrained_residual_jac_fun(x, u, qddot, lam)
+    (the inverse dynamics' derivatives with the constraint forces as external forces, and the constraint rows'
+    acceleration derivatives) and [B_u; 0] for the inputs: the same structured solve (the factor of M + A'WA,
+    adding A'W dh on the right, then the Schur complement S) for every column, no derivative of M itself.
     """
+    from .constrained_residual_jac_fun import constrained_residual_jac_fun
+
     _x, _u = _arguments(x, u)
     qddot, lam, (L, A, w, Y, S, B_u) = solve(_x, _u, params)
-    dq = _x[..., N_Q:]
-    dM = M_jac_fun(_x, **params)
-    dA = constraint_jac_jac_fun(_x, **params)
-    # df/dx of f = B_u u - C qdot - phi - fric (d(C qdot)/dqdot_l = C[:, l] + dC/dqdot_l qdot).
-    df = np.einsum("...ajl,...j->...al", input_matrix_jac_fun(_x, **params), _u)
-    df = (
-        df
-        - np.einsum("...ajl,...j->...al", C_jac_fun(_x, **params), dq)
-        - phi_jac_fun(_x, **params)
-        - fric_jac_fun(_x, **params)
-    )
-    df[..., :, N_Q:] -= C_fun(_x, **params)
-    R = df - np.einsum("...abl,...b->...al", dM, qddot) + np.einsum("...ial,...i->...al", dA, lam)
+    kkt = constrained_residual_jac_fun(_x, _u, qddot, lam, **params)
+    R = -kkt[..., :N, :]
     R = np.concatenate([R, np.broadcast_to(B_u, R.shape[:-1] + (M_INPUTS,))], axis=-1)
-    h = constraint_bias_jac_fun(_x, **params) - np.einsum("...ial,...a->...il", dA, qddot)
+    h = -kkt[..., N:, :]
     h = np.concatenate([h, np.zeros(h.shape[:-1] + (M_INPUTS,))], axis=-1)
     D = _cho_solve(L, R + np.einsum("...ia,...i,...ir->...ar", A, w, h))
-    dg = h - A @ D
-    D = D + Y @ _schur_solve(S, dg, _x)
-    batch = D.shape[:-2]
+    dlam = _schur_solve(S, h - A @ D, _x)
+    return D + Y @ dlam, dlam, _x, D.shape[:-2]
+
+
+def _tangent_columns(J, x, batch, params):
+    """The state columns of J (..., r, N_Q + N) as the tangent space's 2 N: themselves when the coordinates are
+    the speeds' integrals, the coordinates' through S(q) = dqdot/dv with a quaternion base."""
+    if N_Q == N:
+        return J
+    from .qdot_jac_fun import qdot_jac_fun  # a package with fewer speeds than coordinates has it
+
+    S = qdot_jac_fun(x, **params)[..., :, N_Q:]
+    return np.concatenate([J[..., :, :N_Q] @ S, J[..., :, N_Q:]], axis=-1)
+
+
+def linearized_model(x, u, params):
+    """Jacobians (A, B) of the constrained xdot = [qdot; qddot(x, u)] with lam eliminated (:func:`_derivatives`)."""
+    D, _, _x, batch = _derivatives(x, u, params)
     n_x = N_Q + N
     A_out = np.zeros(batch + (2 * N, 2 * N))
     B_out = np.zeros(batch + (2 * N, M_INPUTS))
     B_out[..., N:, :] = D[..., :, n_x:]
+    A_out[..., N:, :] = _tangent_columns(D[..., :, :n_x], _x, batch, params)
     if not SPEEDS:
         A_out[..., :N, N:] = np.eye(N)
-        A_out[..., N:, :] = D[..., :, :n_x]
         return A_out, B_out
     from .qdot_jac_fun import qdot_jac_fun  # a package with generalized speeds has it
 
-    rates = qdot_jac_fun(_x, **params)
     if N_Q == N:  # the upper rows: d(S(q) v)/dx
-        A_out[..., :N, :] = rates
-        A_out[..., N:, :] = D[..., :, :n_x]
+        A_out[..., :N, :] = qdot_jac_fun(_x, **params)
         return A_out, B_out
     # fewer speeds than coordinates: the tangent space of x = (integrate(q, dq), v + dv), as linearized_model
     from . import _free_flyer  # fewer speeds than coordinates: a robot's quaternion base
 
-    S = rates[..., :, N_Q:]
     A_out[..., :N, :] = _free_flyer.tangent_kinematics(np.broadcast_to(_x, batch + (n_x,)))
-    A_out[..., N:, :N] = D[..., :, :N_Q] @ S
-    A_out[..., N:, N:] = D[..., :, N_Q:n_x]
     return A_out, B_out
+
+
+def contact_forces_jac_fun(x, u, params, rows):
+    """(dF/dx, dF/du) of the contact forces or wrenches: dF/dx (..., C, R, 2 N) along the tangent space of the
+    state (as linearized_model's columns), dF/du (..., C, R, M_INPUTS); ``rows`` (C, R) the multipliers' index of
+    each entry, K for an entry that is always zero (a point contact's moment beside a 6-D contact)."""
+    _, dlam, _x, batch = _derivatives(x, u, params)
+    n_x = N_Q + N
+    dlam = np.concatenate([_tangent_columns(dlam[..., :, :n_x], _x, batch, params), dlam[..., :, n_x:]], axis=-1)
+    padded = np.concatenate([dlam, np.zeros(batch + (1, dlam.shape[-1]))], axis=-2)
+    selected = padded[..., rows, :]
+    return selected[..., : 2 * N], selected[..., 2 * N :]
 
 
 def contact_forces_fun(x, u, params):
