@@ -22,6 +22,7 @@ from sls.backends import TARGETS
 from sls.cli.help import SectionedCommand, split_list
 from sls.cli.models import NLINK, NLINK_DEFAULT, RobotOptions, load_model
 from sls.cli.options import check_output_folder
+from sls.cli.sections import GENERATE_SECTIONS
 from sls.errors import ExpressionError, ModelError, SlsError, UsageError, brief, one_line
 from sls.generate import choose, generate, progress_steps
 from sls.model import Model, with_name
@@ -139,48 +140,6 @@ def examples_command() -> None:
         f"{NLINK:<22} Planar n-link pendulum, point masses, symbolic masses and lengths: "
         f"sls generate {NLINK} --n N (default {NLINK_DEFAULT})"
     )
-
-
-#: ``sls generate --help``'s sections: option -> the title of its section (sections in order of first mention).
-ENERGIES = "A model in energies (inline flags)"
-ANY_MODEL = "Any model (file, example or inline)"
-ROBOT_FILE = "A robot file: URDF, xacro, MJCF"
-BASE = "Floating base and contacts"
-OUTPUT = "Output and targets"
-GENERAL = "General"
-GENERATE_SECTIONS = {
-    "--T": ENERGIES,
-    "--V": ENERGIES,
-    "--fric": ENERGIES,
-    "--state": ENERGIES,
-    "--input": ENERGIES,
-    "--force": ENERGIES,
-    "--constraint": ENERGIES,
-    "--velocity-constraint": ENERGIES,
-    "--kinematics": ENERGIES,
-    "--param": ANY_MODEL,
-    "--range": ANY_MODEL,
-    "--n": ANY_MODEL,
-    "--simplify": ANY_MODEL,
-    "--frames": ROBOT_FILE,
-    "--xacro-arg": ROBOT_FILE,
-    "--package-path": ROBOT_FILE,
-    "--no-actuators": ROBOT_FILE,
-    "--srdf": ROBOT_FILE,
-    "--floating-base": BASE,
-    "--base-orientation": BASE,
-    "--contacts": BASE,
-    "--contact-at": BASE,
-    "--stance": BASE,
-    "--base-wrench": BASE,
-    "--out": OUTPUT,
-    "--target": OUTPUT,
-    "--functions": OUTPUT,
-    "--name": OUTPUT,
-    "--verbose": GENERAL,
-    "--quiet": GENERAL,
-    "--help": GENERAL,
-}
 
 
 def _place(text: str) -> str:

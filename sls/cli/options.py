@@ -23,13 +23,6 @@ _METHOD_HELP = (
 
 _TOLERANCE_HELP = "tolerance of the integrator."
 
-#: Section titles the commands' help pages share (:mod:`sls.cli.help`).
-RUN = "The run"
-CLOSED_LOOP = "Closed loop"
-PARAMETERS = "Parameters"
-OUTPUT = "Output"
-GENERAL = "General"
-
 
 def simulation_options(lqr_help: str) -> Callable[[Command], Command]:
     """The options ``--t-end``, ``--t-start``, ``--lqr-from``, ``--method``, ``--rtol``, ``--atol`` (in that order

@@ -18,7 +18,8 @@ import click
 
 from sls.cli.control import parse_vector
 from sls.cli.help import SectionedCommand
-from sls.cli.options import CLOSED_LOOP, GENERAL, OUTPUT, RUN, check_simulation_options, simulation_options
+from sls.cli.options import check_simulation_options, simulation_options
+from sls.cli.sections import SWEEP_SECTIONS
 from sls.errors import OutputError, UsageError
 from sls.output.write import check_output_file, replacing
 
@@ -57,24 +58,6 @@ def read_parameter_sets(path: str, known: dict[str, object]) -> list[dict[str, f
         sets.append(values)
     return sets
 
-
-#: ``sls sweep --help``'s sections: option -> the title of its section (see :mod:`sls.cli.help`).
-SWEEP_SECTIONS = {
-    "--param-sets": "Parameter sets",
-    "--x0": RUN,
-    "--t-end": RUN,
-    "--t-start": RUN,
-    "--method": RUN,
-    "--rtol": RUN,
-    "--atol": RUN,
-    "--lqr-from": CLOSED_LOOP,
-    "--scheduler": "The cluster",
-    "--workers": "The cluster",
-    "--chunk-size": "The cluster",
-    "--csv": OUTPUT,
-    "--quiet": GENERAL,
-    "--help": GENERAL,
-}
 
 #: Options renamed for one vocabulary (``--param NAME=VALUE`` is one value; ``--out`` is a folder; ``--csv`` a file).
 SWEEP_RENAMED = {"--params": "--param-sets", "--out": "--csv"}

@@ -64,6 +64,7 @@ def test_generate_help_shows_the_groups_in_order(tmp_path):
         "--xacro-arg",
         "--package-path",
         "--no-actuators",
+        "--srdf",
     ]
     assert "--state" in sections["A model in energies (inline flags)"]
     assert sections["Output and targets"][0] == "--out"
