@@ -3,8 +3,8 @@
 A command made with ``cls=SectionedCommand`` shows its options in sections: ``sections`` maps each option (its
 first long name) to the title of its section, in the order the sections appear, and within a section the options
 in the mapping's order; an option not in the mapping lands in :data:`OTHER`, last (the tests require every option
-in a section: a new option is one line of the mapping). ``renamed`` maps an old spelling to the option's name: the
-old one keeps working, with one ``warning:`` line on stderr saying the new name.
+in a section: a new option is one line of the mapping, in :mod:`sls.cli.sections`). ``renamed`` maps an old
+spelling to the option's name: the old one keeps working, with one ``warning:`` line on stderr saying the new name.
 
     @click.command("generate", cls=SectionedCommand, sections=GENERATE_SECTIONS, renamed={"--x": "--state"})
 """
