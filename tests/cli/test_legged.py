@@ -68,7 +68,7 @@ def test_the_stance_is_held_by_the_motors_and_the_ground(solo, peer):
     assert pkg.INPUTS == tuple(f"tau_{leg}_{j}" for leg in ("FL", "FR", "HL", "HR") for j in ("HAA", "HFE", "KFE"))
     x = np.array(pkg.STANCES["standing"])
     np.testing.assert_allclose(x[: pkg.N_Q], np.asarray(peer.referenceConfigurations["standing"]), atol=1e-15)
-    assert lqr.startswith("equilibrium: x_eq = [base_x=0, base_y=0, base_z=0.235,")
+    assert lqr.startswith("equilibrium:\n  x_eq = [base_x=0, base_y=0, base_z=0.235,")  # wrapped at 120 columns
     u_eq = load_design(pkg, root / "k.json").u_eq  # the design sls lqr saved
     np.testing.assert_allclose(pkg.qddot_fun(x, u_eq), 0.0, atol=1e-8)  # at rest: the constrained q'' is zero
     forces = np.asarray(pkg.contact_forces_fun(x, u_eq)).reshape(4, 3)
