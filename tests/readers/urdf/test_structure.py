@@ -541,13 +541,13 @@ def test_inertia_positive_semidefinite_up_to_rounding():
     assert not positive_semidefinite(((0.0, 1e-9, 0.0), (1e-9, 0.0, 0.0), (0.0, 0.0, 0.0)))
 
 
-def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
+def test_an_indefinite_inertia_on_a_link_fixed_to_the_world_is_ignored():
     text = (
         (DATA / "arm.urdf")
         .read_text()
         .replace(
             '<link name="base"/>',
-            '<link name="base"><inertial><mass value="-1"/>'
+            '<link name="base"><inertial><mass value="1"/>'
             '<inertia ixx="1" ixy="5" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
         )
     )
@@ -555,6 +555,22 @@ def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
     assert model.n == 2 and model.tree.inertials["base"] is None
     with pytest.raises(sls.ModelFileError, match="link 'base'"):  # with a floating base it moves: refused
         load_urdf("arm.urdf", text=text, floating_base=True, base_orientation="euler")
+
+
+@pytest.mark.parametrize("mass", ["-1", "-1e-3"])
+def test_a_negative_mass_is_refused_on_every_link(mass):
+    """No body has a negative mass, fixed to the world or not (MuJoCo's compiler refuses it too)."""
+    text = (
+        (DATA / "arm.urdf")
+        .read_text()
+        .replace(
+            '<link name="base"/>',
+            f'<link name="base"><inertial><mass value="{mass}"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
+        )
+    )
+    with pytest.raises(sls.ModelFileError, match=rf"link 'base': <mass value=\"{mass}\">: the mass must not be negative"):
+        load_urdf("arm.urdf", text=text)
 
 
 # --------------------------------------------------------------------------
