@@ -75,7 +75,9 @@ def check_value(name: str, value: object, what: str | None = None) -> float:
         raise ModelError(problem)
     try:
         number = float(value)
-    except (TypeError, ValueError, OverflowError, AttributeError):
+    except OverflowError:  # an integer beyond floating point
+        raise ModelError(f"{label}: {brief(repr(value), 60)} {magnitude_problem(math.inf)}") from None
+    except (TypeError, ValueError, AttributeError):
         raise ModelError(problem) from None
     if not math.isfinite(number):
         raise ModelError(problem)
