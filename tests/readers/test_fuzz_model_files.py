@@ -16,6 +16,13 @@ fixed cases in a subprocess). Every run must end in one of:
   not an internal error, and the output folder as it was before (absent, or the
   previous package byte for byte).
 
+MJCF files (``tests/data/mjcf``) get the same XML mutations, and a xacro robot (an argument and properties that
+reach the numbers the URDF reader reads) its own (a property or the argument set to junk, ``--xacro-arg`` junk) and
+the URDF ones. Beside the random mutations: an invalid number (not finite, or beyond 1e15) put where each reader
+reads one (a URDF joint's origin, axis or dynamics, a link's mass, inertia or inertial origin; any numeric MJCF
+attribute; a TOML ``[params]`` value; a xacro property or argument) is never a package (``SLS_FUZZ_INVALID`` cases
+per format, seeded, default 40), and the reproducers of issue 39 end in the one line that names their cause.
+
 The number of examples per test is ``SLS_FUZZ_EXAMPLES`` (default 40, a run of
 well under a minute); a long run, e.g. ``SLS_FUZZ_EXAMPLES=3000 pytest
 tests/readers/test_fuzz_model_files.py``, also draws fresh random examples instead of the fixed
