@@ -169,3 +169,14 @@ def test_mjcf_values_mujoco_computes_are_checked(tmp_path):
     (tmp_path / "dense.xml").write_text(text)
     with pytest.raises(sls.ModelFileError, match=r"body 'b': mass: '[0-9.e+]+' is too large"):
         sls.load_mjcf(tmp_path / "dense.xml")
+
+
+def test_an_mjcf_dtd_is_never_expanded_by_python_and_its_numbers_are_still_checked(tmp_path):
+    """Python's XML parser would expand the entities of a DTD (a billion laughs): the scan leaves such a file to
+    MuJoCo (which does not expand them) and the compiled values are checked."""
+    pytest.importorskip("mujoco")
+    levels = "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
+    dtd = f'<?xml version="1.0"?>\n<!DOCTYPE m [<!ENTITY l0 "lol">{levels}]>\n'
+    (tmp_path / "laughs.xml").write_text(dtd + MJCF.format(name="b", extra=' armature="nan"'))
+    with pytest.raises(sls.ModelFileError, match=r"joint 'j': armature: 'nan' is not a finite number"):
+        sls.load_mjcf(tmp_path / "laughs.xml")

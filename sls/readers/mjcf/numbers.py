@@ -11,6 +11,7 @@ arithmetic errors (``ref="inf"``).
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -65,6 +66,8 @@ WORD_ATTRIBUTES = frozenset(
     }
 )
 
+#: A DTD or an entity declaration.
+_DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 #: What sls reads of a compiled model: ``(field of mjModel, element kind, its id from the row, attribute)``; the
 #: row of a ``dof_`` field is a degree of freedom (its joint: ``dof_jntid``), of ``qpos0``/``qpos_spring`` a
 #: ``qpos`` address (the joint that starts there, or holds it).
@@ -94,7 +97,10 @@ FIELDS = (
 
 def scan_xml(text: str, filename: str) -> None:
     """Refuse a non-finite number (``nan``, ``inf``, ``1e999``) in any numeric attribute of the MJCF ``text``, in
-    one line naming the element, the attribute and the value. Text that is not XML is left to MuJoCo's message."""
+    one line naming the element, the attribute and the value. Text that is not XML, or that has a DTD (whose
+    entities Python's parser would expand), is left to MuJoCo and :func:`check_compiled`."""
+    if _DTD.search(text):  # never let Python's parser expand entities; the compiled values are still checked
+        return
     try:
         root = ET.fromstring(text)
     except (ET.ParseError, ValueError, RecursionError):
