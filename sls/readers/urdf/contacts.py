@@ -126,7 +126,7 @@ def parse_contact_at(items: Sequence[str]) -> dict:
                 numbers.append(file_number(word))
             except NumberProblem as exc:
                 if DECIMAL.fullmatch(word.strip()) or NON_FINITE.fullmatch(word.strip()):
-                    raise ModelFileError(f"--contact-at {item!r}: {exc}") from None
+                    raise ModelFileError(f"--contact-at: '{link.strip()}': {exc}") from None
                 numbers = []
                 break
         if not equals or not link.strip() or not numbers:
