@@ -53,7 +53,10 @@ def test_a_key_close_to_none_still_lists_the_allowed_keys(tmp_path):
     with pytest.raises(sls.ModelFileError, match=r"unknown key 'zzz' \(allowed: state, T, V, fric, params"):
         load_toml(path)
     path.write_text('T = "0"\n[urdf]\nfile = "arm.urdf"\n')
-    allowed = r"\(allowed: urdf, params, inputs, actuation, frames, contacts, contact_at, constraint_stabilization\)"
+    allowed = (
+        r"\(allowed: urdf, params, inputs, actuation, frames, contacts, contact_at, constraint_stabilization, srdf, "
+        r"stance, base_wrench\)"
+    )
     with pytest.raises(sls.ModelFileError, match=r"key 'T' cannot go with a \[urdf\] table " + allowed):
         load_toml(path)
 
