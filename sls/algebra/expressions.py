@@ -32,6 +32,7 @@ joined again into the very tree :func:`ast.parse` would have built (see
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import re
 import warnings
@@ -122,11 +123,23 @@ def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
     text = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
     stripped = text.strip()
     source = stripped.replace("^", "**")
+    digits = _LONG_INTEGER.search(stripped)
+    if digits:  # Python would refuse to convert it, with advice about sys.set_int_max_str_digits()
+        raise ExpressionError(
+            f"{what}: number is too large: {_quote(digits.group())} (column {digits.start() + 1}; "
+            f"the limit is {MAX_LITERAL:g})"
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "(q, q)(1)": the builder refuses it anyway
             tree = _parse_tree(source)
     except SyntaxError as exc:
+        reserved = _keyword_name(stripped)
+        if reserved is not None:
+            raise ExpressionError(
+                f"{what}: {reserved.group()!r} (column {reserved.start() + 1} of {_quote(text)}) is a reserved name "
+                "(a Python keyword): rename it"
+            ) from None
         where = ""
         if exc.offset == 0 or (exc.offset and exc.offset > len(source)):
             where = " at the end"
@@ -154,12 +167,26 @@ def parse_expression(text: str, what: str = "expression") -> sympy.Expr:
 
 #: A character expressions may not contain: non-ASCII, control characters but white space, ``#``.
 _BAD_CHARACTER = re.compile(r"[^\x20-\x7e\t\n\r]|#")
+#: An integer literal Python's int() would not convert (more digits than any number within MAX_LITERAL has).
+_LONG_INTEGER = re.compile(r"(?<![0-9A-Za-z_.])[0-9][0-9_]{400,}")
+#: A name of an expression (for finding a Python keyword used as one).
+_NAME = re.compile(r"(?<![0-9A-Za-z_.])[A-Za-z_][A-Za-z0-9_]*")
 #: Texts made of these characters only may be split into terms (no quotes, brackets, commas, ...).
 _SPLITTABLE = re.compile(r"[A-Za-z0-9_.,+\-*/() ]*")
 #: Terms parsed at once when a long sum is split (well within the depth ast.parse allows).
 _TERMS_PER_PIECE = 500
 #: One token of a splittable text: a number (with the sign of its exponent: ``1.5e-3``), a name, or one character.
 _TOKEN = re.compile(r"[0-9.][A-Za-z0-9_.]*(?:(?<=[eE])[-+][0-9_]*)?|[A-Za-z_][A-Za-z0-9_]*|\S")
+
+
+def _keyword_name(text: str) -> re.Match | None:
+    """The first name in ``text`` that is a Python keyword used as a name (``lambda``, ``if``; not the
+    constants ``True``, ``False``, ``None`` nor the operators ``and``, ``or``, ``not``, ``in``, ``is``), or ``None``."""
+    operators = {"True", "False", "None", "and", "or", "not", "in", "is"}
+    for match in _NAME.finditer(text):
+        if keyword.iskeyword(match.group()) and match.group() not in operators:
+            return match
+    return None
 
 
 def _parse_tree(source: str) -> ast.expr:

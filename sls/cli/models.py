@@ -23,7 +23,8 @@ from sls.readers import (
     load_toml,
     model_from_strings,
 )
-from sls.readers.mjcf import MJCF_SUFFIXES, MujocoWarning, load_mjcf
+from sls.readers.common import ModelFileWarning
+from sls.readers.mjcf import MJCF_SUFFIXES, load_mjcf
 from sls.readers.nlink import nlink_pendulum
 from sls.readers.urdf import load_urdf
 from sls.readers.urdf.contacts import parse_contact_at
@@ -223,12 +224,12 @@ def load_model(
 
 
 def _load_named(model: str, options: RobotOptions | None = None) -> Model:
-    """The model file or bundled example ``model``; MuJoCo's warnings on an MJCF file as ``warning:`` lines."""
+    """The model file or bundled example ``model``; MuJoCo's and xacro's warnings on a file as ``warning:`` lines."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", MujocoWarning)
+        warnings.simplefilter("always", ModelFileWarning)
         loaded = _load_file(model, options or RobotOptions())
     for warning in caught:
-        if issubclass(warning.category, MujocoWarning):
+        if issubclass(warning.category, ModelFileWarning):
             click.echo(f"warning: {warning.message}", err=True)
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)

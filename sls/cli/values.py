@@ -3,9 +3,8 @@ commands (:mod:`sls.cli.control`): parsed here, so neither command module import
 
 from __future__ import annotations
 
-import math
-
 from sls.errors import UsageError
+from sls.readers.numbers import NumberProblem, file_number
 
 #: The integrators of ``sls simulate --method`` (those of :func:`sls.control.simulate`, which imports scipy: named
 #: here so that the command line starts without it).
@@ -21,9 +20,10 @@ def parse_param(text: str) -> tuple[str, float]:
     if not (name.isascii() and name.isidentifier()):
         raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (expected NAME=NUMBER)")
     try:
-        number = float(value)
-    except ValueError:
+        return name, file_number(value)  # the one checked conversion of the model files' numbers
+    except NumberProblem as exc:
+        if "finite" in str(exc):
+            raise UsageError(f"--param {text!r}: the value must be a finite number") from None
+        if "too large" in str(exc):
+            raise UsageError(f"--param {text!r}: {exc}") from None
         raise UsageError(f"--param {text!r}: {value!r} is not a number (expected NAME=NUMBER)") from None
-    if not math.isfinite(number):
-        raise UsageError(f"--param {text!r}: the value must be a finite number")
-    return name, number

@@ -71,7 +71,7 @@ def build_model(
     defaults = {pname: check_value(pname, value) for pname, value in params.items()}
 
     fric = vector(fric, n, "fric", "friction")
-    rates = speed_kinematics(given_rates, q, dq)
+    rates = _checked_kinematics(given_rates, q, dq)
     if forces is None and inputs is None:
         input_symbols = implicit_inputs(n, state_names, kinematics is not None)
         actuated = True
@@ -178,6 +178,21 @@ def speed_kinematics(kinematics: object | None, q: tuple, v: tuple) -> tuple | N
     if len(rates) == len(v) and all(rate == speed for rate, speed in zip(rates, v)):
         return None
     return rates
+
+
+def _checked_kinematics(kinematics: list | None, q: tuple, v: tuple) -> tuple | None:
+    """:func:`speed_kinematics`; when its entries are refused and their number split an even state unevenly
+    (more coordinates than speeds), the message says first how many entries the halves expect."""
+    try:
+        return speed_kinematics(kinematics, q, v)
+    except ModelError as exc:
+        names = len(q) + len(v)
+        if len(q) == len(v) or names % 2:
+            raise
+        raise ModelError(
+            f"kinematics: expected {names // 2} entries, one per coordinate, got {len(q)} (so many make the first "
+            f"{len(q)} state names coordinates and leave {len(v)} speeds, as for fewer speeds than coordinates: {exc})"
+        ) from None
 
 
 def _split_state(state: list, n_q: int | None = None) -> tuple[tuple, tuple]:

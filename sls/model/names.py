@@ -27,6 +27,10 @@ RESERVED_NAMES = frozenset({"np", "math"}) | frozenset(FUNCTIONS) | frozenset(CO
 #: these names (the code consumes the arguments before unpacking the state),
 #: parameters may not (they are keyword arguments of the same functions).
 ARGUMENT_NAMES = frozenset({"x", "u", "qddot", "lam"})
+#: Largest magnitude of a number a model file or a parameter may hold: larger is absurd in SI units (and products
+#: of such values overflow floating point); expression literals have their own bound
+#: (:data:`sls.algebra.expressions.MAX_LITERAL`).
+MAX_MAGNITUDE = 1e15
 
 
 def check_name(name: object, what: str, *, parameter: bool = False) -> str:
@@ -38,10 +42,12 @@ def check_name(name: object, what: str, *, parameter: bool = False) -> str:
     """
     if not isinstance(name, str):
         raise ModelError(f"{what}: name must be a string, got {name!r}")
-    if not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
+    if not (name.isascii() and name.isidentifier()):
         raise ModelError(
             f"{what}: {name!r} is not a plain identifier (letters, digits and '_', not starting with a digit)"
         )
+    if keyword.iskeyword(name):
+        raise ModelError(f"{what}: {name!r} is a reserved name (a Python keyword)")
     if name.startswith("_"):
         raise ModelError(f"{what}: {name!r} starts with '_', which is reserved for generated code")
     if name in RESERVED_NAMES or hasattr(builtins, name):
@@ -69,11 +75,23 @@ def check_value(name: str, value: object, what: str | None = None) -> float:
         raise ModelError(problem)
     try:
         number = float(value)
-    except (TypeError, ValueError, OverflowError, AttributeError):
+    except OverflowError:  # an integer beyond floating point
+        raise ModelError(f"{label}: {brief(repr(value), 60)} {magnitude_problem(math.inf)}") from None
+    except (TypeError, ValueError, AttributeError):
         raise ModelError(problem) from None
     if not math.isfinite(number):
         raise ModelError(problem)
+    too_large = magnitude_problem(number)
+    if too_large:
+        raise ModelError(f"{label}: {brief(repr(value), 60)} {too_large}")
     return number
+
+
+def magnitude_problem(number: float) -> str | None:
+    """What is wrong with the finite ``number`` as a value of a model (``"is too large ..."``), or ``None``."""
+    if abs(number) > MAX_MAGNITUDE:
+        return f"is too large (the limit is {MAX_MAGNITUDE:g} in magnitude: is a unit or an exponent wrong?)"
+    return None
 
 
 def safe_label(text: object, default: str) -> str:

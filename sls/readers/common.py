@@ -14,6 +14,11 @@ from sls.model import Model, check_value, closest, did_you_mean, unknown_key
 from sls.model.entries import as_list
 
 
+class ModelFileWarning(UserWarning):
+    """A warning about a model file that was still read (MuJoCo's compiler, xacro): the command line prints it as
+    one ``warning:`` line."""
+
+
 def read_model_text(path: Path) -> str:
     if not path.exists():
         raise ModelFileError(f"{path}: no such model file")

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -11,11 +13,18 @@ from pathlib import Path
 from sls import functions
 from sls.errors import ModelFileError, SlsError
 from sls.model import Model, closest, unknown_key
+from sls.model.names import magnitude_problem
 from sls.readers.common import read_model_text
 from sls.readers.mjcf import load_mjcf_table
+from sls.readers.numbers import shown
 from sls.readers.strings import model_from_strings
 from sls.readers.sympy_api import model_from_sympy
 from sls.readers.urdf import load_urdf_table
+
+#: The byte-order mark some editors put first in a UTF-8 file.
+BOM = "\ufeff"
+#: An integer of more digits than Python converts to int (its limit is 4300): far beyond MAX_MAGNITUDE anyway.
+LONG_INTEGER = re.compile(r"(?<![0-9A-Za-z_.])[0-9][0-9_]{1000,}")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,10 +40,17 @@ def load_toml(
     real_file = text is None
     if text is None:
         text = read_model_text(path)
+    text = text.removeprefix(BOM)  # editors on Windows write one; TOML's grammar has none
+    digits = LONG_INTEGER.search(text)
+    if digits:  # tomllib would end in Python's limit on int() (and its advice about sys.set_int_max_str_digits)
+        line = text.count("\n", 0, digits.start()) + 1
+        raise ModelFileError(f"{path}: line {line}: the number '{shown(digits.group())}' {magnitude_problem(math.inf)}")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ModelFileError(f"{path}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # a value tomllib parses but Python cannot hold
+        raise ModelFileError(f"{path}: not valid TOML: {' '.join(str(exc).split())}") from None
     if "urdf" in data:  # a robot file with options: [urdf] file = "robot.urdf", floating_base = true
         return load_urdf_table(data, path, name=name or path.stem, source=source or f"model file {path.name}")
     if "mjcf" in data:  # a MuJoCo model: [mjcf] file = "robot.xml"

@@ -16,6 +16,13 @@ fixed cases in a subprocess). Every run must end in one of:
   not an internal error, and the output folder as it was before (absent, or the
   previous package byte for byte).
 
+MJCF files (``tests/data/mjcf``) get the same XML mutations, and a xacro robot (an argument and properties that
+reach the numbers the URDF reader reads) its own (a property or the argument set to junk, ``--xacro-arg`` junk) and
+the URDF ones. Beside the random mutations: an invalid number (not finite, or beyond 1e15) put where each reader
+reads one (a URDF joint's origin, axis or dynamics, a link's mass, inertia or inertial origin; any numeric MJCF
+attribute; a TOML ``[params]`` value; a xacro property or argument) is never a package (``SLS_FUZZ_INVALID`` cases
+per format, seeded, default 40), and the reproducers of issue 39 end in the one line that names their cause.
+
 The number of examples per test is ``SLS_FUZZ_EXAMPLES`` (default 40, a run of
 well under a minute); a long run, e.g. ``SLS_FUZZ_EXAMPLES=3000 pytest
 tests/readers/test_fuzz_model_files.py``, also draws fresh random examples instead of the fixed
@@ -609,3 +616,356 @@ def test_the_mutations_change_the_files():
     for seeds, mutate in ((toml_seeds(), mutate_toml), (urdf_seeds(), mutate_urdf)):
         changed = sum(mutate(text, rnd) != text for text in list(seeds.values()) * 20)
         assert changed >= 0.8 * 20 * len(seeds)
+
+
+# --------------------------------------------------------------------------
+# MJCF and xacro files: the same property
+
+#: Seeds of the MJCF and xacro runs (small models that generate in about a second).
+QUICK_MJCF = ("inverted_pendulum", "inverted_double_pendulum")
+XACRO_NS = "http://www.ros.org/wiki/xacro"
+ET.register_namespace("xacro", XACRO_NS)  # mutated xacro trees keep the prefix xacro reads
+#: A xacro robot: an argument and properties that reach the numbers the URDF reader reads.
+XACRO_ROBOT = """<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="mass" default="1.2"/>
+  <xacro:property name="length" value="0.5"/>
+  <xacro:property name="inertia" value="0.01"/>
+  <xacro:macro name="segment" params="name parent z mass">
+    <link name="${name}">
+      <inertial><origin xyz="0 0 ${-length/2}"/><mass value="${mass}"/>
+        <inertia ixx="${inertia}" ixy="0" ixz="0" iyy="${inertia}" iyz="0" izz="${inertia/10}"/></inertial>
+    </link>
+    <joint name="${name}_joint" type="revolute">
+      <parent link="${parent}"/><child link="${name}"/><origin xyz="0 0 ${z}"/><axis xyz="0 1 0"/>
+      <dynamics damping="0.1"/>
+    </joint>
+  </xacro:macro>
+  <link name="base"/>
+  <xacro:segment name="upper" parent="base" z="0" mass="$(arg mass)"/>
+  <xacro:segment name="lower" parent="upper" z="${-length}" mass="0.7"/>
+</robot>
+"""
+
+
+def mjcf_seeds() -> dict:
+    names = sorted(p.stem for p in (DATA / "mjcf").glob("*.xml")) if LONG_RUN else QUICK_MJCF
+    return {name: (DATA / "mjcf" / f"{name}.xml").read_text(encoding="utf-8") for name in names}
+
+
+def mutate_xacro(text: str, rnd: random.Random) -> str | bytes:
+    """One mutation of the xacro robot: a property's or the argument's default replaced by junk, or any mutation
+    of a URDF file (its tree, its text)."""
+    properties = list(re.finditer(r'(?:value|default)="([^"]*)"', text))
+    if properties and rnd.random() < 0.4:
+        return _replace(text, rnd.choice(properties), f'value="{rnd.choice(JUNK_ATTRIBUTES)}"', 1)
+    return mutate_urdf(text, rnd)
+
+
+def run_cli(arguments: list, out: Path, before: dict, what: str) -> int:
+    """``sls generate`` in process with ``arguments`` (the model first) into ``out``; the outcome checked."""
+    timed = hasattr(signal, "SIGALRM")
+    if timed:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(TIMEOUT)
+    try:
+        result = CliRunner().invoke(main, ["generate", *arguments, "--out", str(out), "-q"])
+    finally:
+        if timed:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"exception escaped the CLI on {what}: {result.exception!r}") from result.exception
+    check_outcome(result.exit_code, result.stderr, out, before, what)
+    return result.exit_code
+
+
+@FUZZ_SETTINGS
+@given(rnd=st.randoms(use_true_random=False), over_previous=st.booleans())
+def test_mutated_mjcf_models_end_in_a_package_or_one_error_line(fuzz_folder, rnd, over_previous):
+    pytest.importorskip("mujoco")
+    name, content, _ = _mutated(mjcf_seeds(), mutate_urdf, rnd)  # the XML mutations serve MJCF as well
+    model = write_model(fuzz_folder, f"{name}.xml", content)
+    run_generate(model, fuzz_folder, over_previous, f"mutated {name}.xml:\n{content!r}"[:6000])
+
+
+@FUZZ_SETTINGS
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_xacro_models_end_in_a_package_or_one_error_line(fuzz_folder, rnd):
+    pytest.importorskip("xacro")
+    _, content, _ = _mutated({"arm": XACRO_ROBOT}, mutate_xacro, rnd)
+    model = write_model(fuzz_folder, "arm.urdf.xacro", content)
+    arguments = [str(model)]
+    if rnd.random() < 0.3:
+        arguments += ["--xacro-arg", rnd.choice(("mass", "mas", "length", "x", "")) + ":=" + rnd.choice(JUNK_NUMBERS)]
+    out = fuzz_folder / f"out-{uuid.uuid4().hex}"
+    run_cli(arguments, out, {}, f"mutated arm.urdf.xacro {arguments[1:]}:\n{content!r}"[:6000])
+    shutil.rmtree(out, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
+# invalid numbers where the readers read them: never a package
+
+#: Numbers no model file may hold: not finite, or absurd (beyond sls.model.names.MAX_MAGNITUDE, 1e15).
+INVALID_NUMBERS = ("nan", "NaN", "-nan", "inf", "-inf", "+inf", "1e999", "-1e999", "1e16", "-3e20", "1e300", "9" * 400)
+#: The invalid numbers MuJoCo reads as non-finite (refused wherever they are in an MJCF file).
+NON_FINITE_NUMBERS = ("nan", "NaN", "-nan", "inf", "-inf", "+inf", "1e999", "-1e999", "9" * 400)
+#: Cases per format (seeded: case k is the same on every run).
+INVALID_CASES = int(os.environ.get("SLS_FUZZ_INVALID", "40"))
+
+
+def _urdf_number_places(root: ET.Element) -> list:
+    """``(element, attribute, count)`` of every number the URDF reader reads in ``root``: each joint's origin, a
+    moving joint's axis and dynamics, each link's mass, inertia and inertial origin."""
+    places = []
+    for joint in root.iter("joint"):
+        kind = joint.get("type")
+        places.append((_child(joint, "origin"), "xyz", 3))
+        places.append((joint.find("origin"), "rpy", 3))
+        if kind not in ("fixed", "floating"):
+            places.append((_child(joint, "axis"), "xyz", 3))
+        if kind in ("revolute", "continuous", "prismatic"):
+            dynamics = _child(joint, "dynamics")
+            places += [(dynamics, "damping", 1), (dynamics, "friction", 1)]
+    for inertial in root.iter("inertial"):
+        places.append((inertial.find("mass"), "value", 1))
+        places += [(inertial.find("inertia"), key, 1) for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
+        origin = _child(inertial, "origin")
+        places += [(origin, "xyz", 3), (origin, "rpy", 3)]
+    return [place for place in places if place[0] is not None]
+
+
+def _child(parent: ET.Element, tag: str) -> ET.Element:
+    """``parent``'s ``<tag>`` (made when it has none; an element without children is falsy, hence no ``or``)."""
+    found = parent.find(tag)
+    return found if found is not None else ET.SubElement(parent, tag)
+
+
+def _set_number(element: ET.Element, attribute: str, count: int, value: str, rnd: random.Random) -> None:
+    """One of the ``count`` numbers of ``element``'s ``attribute`` set to ``value`` (the others kept or zero)."""
+    words = (element.get(attribute) or "").split()
+    words = words if len(words) == count else ["0"] * count
+    words[rnd.randrange(count)] = value
+    element.set(attribute, " ".join(words))
+
+
+def invalid_urdf(rnd: random.Random) -> tuple:
+    name = rnd.choice(QUICK_URDF)
+    root = ET.fromstring((DATA / f"{name}.urdf").read_text(encoding="utf-8"))
+    element, attribute, count = rnd.choice(_urdf_number_places(root))
+    value = rnd.choice(INVALID_NUMBERS)
+    _set_number(element, attribute, count, value, rnd)
+    return f"{name}.urdf", ET.tostring(root, encoding="unicode"), f"<{element.tag} {attribute}> = {value}"
+
+
+def invalid_mjcf(rnd: random.Random) -> tuple:
+    name = rnd.choice(QUICK_MJCF)
+    root = ET.fromstring((DATA / "mjcf" / f"{name}.xml").read_text(encoding="utf-8"))
+    places = [
+        (element, attribute)
+        for element in root.iter()
+        for attribute, text in sorted(element.attrib.items())
+        if text.split() and all(re.fullmatch(r"-?[0-9.]+(e-?[0-9]+)?", w) for w in text.split())
+    ]
+    element, attribute = rnd.choice(places)
+    value = rnd.choice(NON_FINITE_NUMBERS)
+    _set_number(element, attribute, len(element.get(attribute).split()), value, rnd)
+    return f"{name}.xml", ET.tostring(root, encoding="unicode"), f"<{element.tag} {attribute}> = {value}"
+
+
+def invalid_toml(rnd: random.Random) -> tuple:
+    name = rnd.choice(QUICK_TOML)
+    text = (EXAMPLES / f"{name}.toml").read_text(encoding="utf-8")
+    values = list(re.finditer(r"^(\w+) = ([-+0-9.e]+)$", text[text.index("[params]") :], re.M))
+    match = rnd.choice(values)
+    value = rnd.choice(INVALID_NUMBERS + ("9" * 5000,))
+    start = text.index("[params]")
+    text = text[: start + match.start(2)] + value + text[start + match.end(2) :]
+    return f"{name}.toml", text, f"[params] {match.group(1)} = {value[:20]}"
+
+
+def invalid_xacro(rnd: random.Random) -> tuple:
+    value = rnd.choice(INVALID_NUMBERS)
+    if rnd.random() < 0.3:
+        return "arm.urdf.xacro", XACRO_ROBOT, ["--xacro-arg", f"mass:={value}"], f"--xacro-arg mass:={value}"
+    key = rnd.choice(('name="length" value', 'name="inertia" value', 'name="mass" default'))
+    text = re.sub(rf'{key}="[^"]*"', f'{key}="{value}"', XACRO_ROBOT)
+    return "arm.urdf.xacro", text, [], f"{key} = {value}"
+
+
+@pytest.mark.parametrize("case", range(INVALID_CASES))
+@pytest.mark.parametrize("kind", ["urdf", "mjcf", "toml", "xacro"])
+def test_an_invalid_number_is_never_a_package(tmp_path, kind, case):
+    """A non-finite or absurd number where the reader reads one: exit 1 with one ``error:`` line naming the value,
+    the output folder untouched (here: a previous package over which the generation would have written)."""
+    pytest.importorskip({"mjcf": "mujoco", "xacro": "xacro"}.get(kind, "sls"))
+    rnd = random.Random(f"{kind}-{case}")
+    made = {"urdf": invalid_urdf, "mjcf": invalid_mjcf, "toml": invalid_toml, "xacro": invalid_xacro}[kind](rnd)
+    filename, content, *extra, what = made
+    model = write_model(tmp_path, filename, content)
+    out = tmp_path / "out"
+    shutil.copytree(previous_package(tmp_path.parent), out)
+    code = run_cli([str(model), *(extra[0] if extra else [])], out, snapshot(out), f"{filename} with {what}")
+    assert code == 1, f"{filename} with {what} was accepted"
+
+
+#: The reproducers of issue 39 (a new user's files): each ends in one ``error:`` line saying this (a regular
+#: expression), or in a package when the message is ``None``.
+def _ur5(old: str, new: str) -> str:
+    text = (EXAMPLES / "ur5.urdf").read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def _pendulum_xml(old: str, new: str) -> str:
+    text = (DATA / "mjcf" / "inverted_pendulum.xml").read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+HINGE = '<joint axis="0 1 0"'
+ELBOW_AXIS = re.compile(r'(<joint name="elbow_joint".*?<axis xyz=")0 1 0', re.S)
+REPRODUCERS = {
+    "armature inf": (
+        "p.xml",
+        lambda: _pendulum_xml(HINGE, HINGE + ' armature="inf"'),
+        r'<joint name="hinge" armature="inf">: \'inf\' is not a finite number',
+    ),
+    "axis nan": ("p.xml", lambda: _pendulum_xml(HINGE, '<joint axis="nan 1 0"'), r'axis="nan 1 0"'),
+    "geom quat nan": (
+        "p.xml",
+        lambda: _pendulum_xml('name="cart" pos="0 0 0" quat="0.707 0 0.707 0"', 'name="cart" quat="nan 1 0 0"'),
+        r'<geom name="cart" quat="nan 1 0 0">',
+    ),
+    "motor gear nan": ("p.xml", lambda: _pendulum_xml('gear="100"', 'gear="nan"'), r'<motor name="slide" gear="nan">'),
+    "ref inf": ("p.xml", lambda: _pendulum_xml(HINGE, HINGE + ' ref="inf"'), r'ref="inf"'),
+    "slide pos nan": (
+        "p.xml",
+        lambda: _pendulum_xml('name="slider" pos="0 0 0"', 'name="slider" pos="nan 0 0"'),
+        r'<joint name="slider" pos="nan 0 0">: \'nan\' is not a finite number',
+    ),
+    "armature 1e20 (compiled)": (
+        "p.xml",
+        lambda: _pendulum_xml(HINGE, HINGE + ' armature="1e20"'),
+        r"joint 'hinge': armature: '1e\+20' is too large",
+    ),
+    "UR5 base mass -1e-3": (
+        "ur5.urdf",
+        lambda: _ur5('<mass value="4.0"/>', '<mass value="-1e-3"/>'),
+        r"link 'base_link': <mass value=\"-1e-3\">: the mass must not be negative",
+    ),
+    "UR5 base mass -5, ixx -3": (
+        "ur5.urdf",
+        lambda: _ur5('<mass value="4.0"/>', '<mass value="-5"/>').replace('ixx="0.00443333156"', 'ixx="-3"', 1),
+        r"link 'base_link': <mass value=\"-5\">: the mass must not be negative",
+    ),
+    "triangle inequality": (
+        "planar2.urdf",
+        lambda: (
+            (DATA / "planar2.urdf")
+            .read_text()
+            .replace(
+                'ixx="0.03" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.001"',
+                'ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"',
+            )
+        ),
+        r"link 'upper': <inertia>: its principal moments 1, 1, 3 break the triangle inequality",
+    ),
+    "UR5 wrist_3 mass 1e12": (
+        "ur5.urdf",
+        lambda: _ur5('<mass value="0.1879"/>', '<mass value="1e12"/>'),
+        r"link 'wrist_3_link': <mass value=\"1e\+12\">: it is 1.2e\+11 times heavier than any other link",
+    ),
+    "UR5 elbow axis 0 1e200 0": (
+        "ur5.urdf",
+        lambda: ELBOW_AXIS.sub(r"\g<1>0 1e200 0", (EXAMPLES / "ur5.urdf").read_text()),
+        r"joint 'elbow_joint': <axis xyz=\"0 1e200 0\">: '1e200' is too large",
+    ),
+    "UR5 elbow axis 0 1e14 0": (
+        "ur5.urdf",
+        lambda: ELBOW_AXIS.sub(r"\g<1>0 1e14 0", (EXAMPLES / "ur5.urdf").read_text()),
+        None,
+    ),
+    "5000 digits in a URDF": (
+        "planar2.urdf",
+        lambda: (DATA / "planar2.urdf").read_text().replace('value="1.2"', 'value="' + "1" * 5000 + '"'),
+        r"<mass value=\"1{37}\.\.\.\">: '1{37}\.\.\.' is too large",
+    ),
+    "5000 digits in a TOML parameter": (
+        "pendulum.toml",
+        lambda: (EXAMPLES / "pendulum.toml").read_text().replace("m = 1.0", "m = " + "1" * 5000),
+        r"line 7: the number '1{37}\.\.\.' is too large",
+    ),
+    "a byte-order mark in TOML": ("pendulum.toml", lambda: "\ufeff" + (EXAMPLES / "pendulum.toml").read_text(), None),
+    "lambda as a state": (
+        "pendulum.toml",
+        lambda: (
+            (EXAMPLES / "pendulum.toml").read_text().replace('"q", "dq"', '"lambda", "dq"').replace("(q)", "(lambda)")
+        ),
+        r"'lambda' \(column 16 of 'm\*g\*l\*\(1 - cos\(lambda\)\)'\) is a reserved name \(a Python keyword\)",
+    ),
+    "four kinematics for three coordinates": (
+        "k.toml",
+        lambda: (
+            'state = ["x", "y", "th", "vx", "vy", "w"]\nT = "1/2*(vx**2 + vy**2 + w**2)"\nV = "0"\nfric = "0"\n'
+            'kinematics = ["vx", "vy", "w", "vx"]\n'
+        ),
+        r"kinematics: expected 3 entries, one per coordinate, got 4",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REPRODUCERS))
+def test_the_reproducers_end_in_one_line_that_names_the_cause(tmp_path, case):
+    filename, content, message = REPRODUCERS[case]
+    if filename.endswith(".xml"):
+        pytest.importorskip("mujoco")
+    model = write_model(tmp_path, filename, content())
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["generate", str(model), "--out", str(out), "-q"])
+    check_outcome(result.exit_code, result.stderr, out, {}, case)
+    if message is None:
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 1 and re.search(message, result.stderr), result.stderr
+
+
+XACRO_REPRODUCERS = {
+    "$(find PKG) of no package": (
+        XACRO_ROBOT.replace(
+            '<link name="base"/>',
+            '<link name="base"><visual><geometry>'
+            '<mesh filename="$(find my_description)/meshes/base.stl"/></geometry></visual></link>',
+        ),
+        [],
+        r"^error: \S+: xacro: package 'my_description' not found; pass --package-path DIR \(a folder holding "
+        r"'my_description'\)\n$",
+    ),
+    "a misspelt --xacro-arg": (
+        XACRO_ROBOT,
+        ["--xacro-arg", "mas:=0.6"],
+        r"^error: \S+: xacro: the file has no argument 'mas' \(given as mas:=0\.6\); did you mean 'mass'\?\n$",
+    ),
+    "an argument not given, a close one given": (
+        XACRO_ROBOT.replace('<xacro:arg name="mass" default="1.2"/>', ""),
+        ["--xacro-arg", "mas:=0.6"],
+        r"the argument 'mass' is not given; pass --xacro-arg mass:=VALUE "
+        r"\(--xacro-arg mas:=\.\.\. is given: misspelt\?\)",
+    ),
+    "xacro's own warning": (
+        XACRO_ROBOT.replace('<link name="base"/>', '<xacro:property name="pi" value="3.14"/><link name="base"/>'),
+        [],
+        r"^warning: \S+: xacro: redefining global symbol: pi; when processing file: \S+\n$",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(XACRO_REPRODUCERS))
+def test_xacro_says_each_thing_once_on_one_line(tmp_path, case):
+    pytest.importorskip("xacro")
+    content, arguments, message = XACRO_REPRODUCERS[case]
+    model = write_model(tmp_path, "arm.urdf.xacro", content)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["generate", str(model), *arguments, "--out", str(out), "-q"])
+    check_outcome(result.exit_code, result.stderr, out, {}, case)
+    assert re.search(message, result.stderr), result.stderr

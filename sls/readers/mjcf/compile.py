@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sls.errors import MissingDependencyError, ModelFileError
+from sls.readers.common import ModelFileWarning
+from sls.readers.mjcf.numbers import check_compiled, scan_xml
 
 #: What to install when the ``mujoco`` package is missing.
 INSTALL_HINT = 'reading MJCF needs the mujoco package: pip install "sls[mujoco]"'
@@ -19,7 +21,7 @@ INSTALL_HINT = 'reading MJCF needs the mujoco package: pip install "sls[mujoco]"
 _URDF_ROOT = re.compile(r"\A\s*(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)*<robot[\s>/]", re.DOTALL)
 
 
-class MujocoWarning(UserWarning):
+class MujocoWarning(ModelFileWarning):
     """A warning MuJoCo's compiler gave about an MJCF file (a deprecated attribute, ...); the file still compiled."""
 
 
@@ -36,7 +38,8 @@ def compile_mjcf(path: Path, text: str | None = None, actuators: bool = True) ->
     """The compiled ``mujoco.MjModel`` of the MJCF file ``path`` (or of ``text``: then includes and meshes are
     looked up relative to the working folder); without ``actuators``, the model without its ``<actuator>``
     elements (deleted from MuJoCo's ``MjSpec`` of the file before compiling). A file MuJoCo cannot compile, or a
-    URDF file, is one line naming the file."""
+    URDF file, is one line naming the file; so is a number that is not finite or absurd
+    (:mod:`sls.readers.mjcf.numbers`)."""
     mujoco = mujoco_module()
     filename = str(path)
     if text is None:
@@ -45,19 +48,21 @@ def compile_mjcf(path: Path, text: str | None = None, actuators: bool = True) ->
         if path.is_dir():
             raise ModelFileError(f"{filename}: is a directory, not a model file")
         try:
-            head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+            whole = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise ModelFileError(f"{filename}: cannot read the model file: {exc}") from None
     else:
-        head = text[:4096]
-    if _URDF_ROOT.match(head):
+        whole = text
+    if _URDF_ROOT.match(whole[:4096]):
         raise ModelFileError(f"{filename}: a URDF file (its root element is <robot>), not MJCF; name it NAME.urdf")
+    scan_xml(whole, filename)
     with _warnings_as_python(mujoco) as said:
         try:
             m = _compiled(mujoco, filename, text, actuators)
         except Exception as exc:  # MuJoCo's compiler: ValueError with its message (XML or model errors)
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise ModelFileError(f"{filename}: MuJoCo cannot compile it: {message}") from None
+    check_compiled(m, filename)
     for message in said:
         warnings.warn(f"{filename}: MuJoCo: {' '.join(message.split())}", MujocoWarning, stacklevel=3)
     return m

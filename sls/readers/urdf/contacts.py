@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from sls.errors import ModelFileError
+from sls.errors import ModelFileError, brief
 from sls.model.tree import Robot, contact_parameter
+from sls.readers.numbers import DECIMAL, NON_FINITE, NumberProblem, checked_number, file_number
 
 #: Kinds of contact: a point held in place (three constraints), a frame held in place and orientation (six).
 CONTACT_KINDS = ("point", "6d")
@@ -92,13 +93,17 @@ def contact_places(places: object, specs: Sequence[tuple], what: str) -> dict:
         if (
             numbers is None
             or len(numbers) not in sizes
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers)
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers)
         ):
             shape = "X, Y, Z or X, Y, Z, ROLL, PITCH, YAW" if kinds[link] == "6d" else "X, Y, Z"
             raise ModelFileError(
-                f"{what}: '{link}' must be {shape} (finite numbers, metres and radians), got {value!r}"
+                f"{what}: '{link}' must be {shape} (finite numbers, metres and radians), got {brief(repr(value), 80)}"
             )
-        checked[link] = tuple(float(v) for v in numbers)
+        try:
+            checked[link] = tuple(checked_number(v) for v in numbers)
+        except (NumberProblem, OverflowError) as exc:  # an integer too large for a float overflows
+            problem = exc if isinstance(exc, NumberProblem) else "a number is too large"
+            raise ModelFileError(f"{what}: '{link}': {problem}") from None
     return checked
 
 
@@ -118,8 +123,10 @@ def parse_contact_at(items: Sequence[str]) -> dict:
         numbers = []
         for word in text.split(","):
             try:
-                numbers.append(float(word))
-            except ValueError:
+                numbers.append(file_number(word))
+            except NumberProblem as exc:
+                if DECIMAL.fullmatch(word.strip()) or NON_FINITE.fullmatch(word.strip()):
+                    raise ModelFileError(f"--contact-at: '{link.strip()}': {exc}") from None
                 numbers = []
                 break
         if not equals or not link.strip() or not numbers:

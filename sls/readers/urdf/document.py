@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from sls.errors import ModelFileError
 from sls.model import did_you_mean
 from sls.model.tree import MOVABLE_TYPES, Joint
+from sls.readers.numbers import NumberProblem, file_number, shown
 
 BASE_TYPES = ("floating", "planar")
 JOINT_TYPES = MOVABLE_TYPES + ("fixed",) + BASE_TYPES
@@ -51,27 +52,24 @@ def xml_root(text: str, filename: str) -> ET.Element:
 def numbers(
     element: ET.Element | None, attribute: str, count: int, default: tuple | None, what: str, where: Where
 ) -> tuple:
-    """``count`` finite floats from ``element``'s ``attribute`` (``default`` when the element or the attribute
-    is absent)."""
+    """``count`` floats from ``element``'s ``attribute`` (``default`` when the element or the attribute is absent),
+    each checked by :func:`~sls.readers.numbers.file_number` (finite, not absurd)."""
     text = None if element is None else element.get(attribute)
     if element is None or text is None:
         if default is None:
             raise where.error(f"{what}: missing attribute {attribute}")
         return default
     parts = text.split()
-    shown = f'<{element.tag} {attribute}="{text.strip()}">'
+    written = f'<{element.tag} {attribute}="{shown(text)}">'
     if len(parts) != count:
         plural = "s" if count != 1 else ""
-        raise where.error(f"{what}: {shown}: expected {count} number{plural}, got {len(parts)}")
+        raise where.error(f"{what}: {written}: expected {count} number{plural}, got {len(parts)}")
     values = []
     for part in parts:
         try:
-            value = float(part)
-        except ValueError:
-            raise where.error(f"{what}: {shown}: '{part}' is not a number") from None
-        if not math.isfinite(value):
-            raise where.error(f"{what}: {shown}: '{part}' is not a finite number")
-        values.append(value)
+            values.append(file_number(part))
+        except NumberProblem as exc:
+            raise where.error(f"{what}: {written}: {exc}") from None
     return tuple(values)
 
 
@@ -110,10 +108,11 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
         if kind != "floating":
             axis_tag = element.find("axis")
             axis = numbers(axis_tag, "xyz", 3, axis, what, where)
-            length = math.sqrt(sum(a * a for a in axis))
+            length = math.hypot(*axis)  # no overflow or underflow of the squares
             if length < 1e-12:  # the default axis has length 1: the <axis xyz> is given
-                shown = attribute_text(axis_tag, "xyz")
-                raise where.error(f'{what}: <axis xyz="{shown}">: the axis has zero length')
+                raise where.error(
+                    f'{what}: <axis xyz="{shown(attribute_text(axis_tag, "xyz"))}">: the axis has zero length'
+                )
             axis = tuple(a / length for a in axis)
         if kind in MOVABLE_TYPES:  # floating and planar joints: <dynamics> is ignored
             dynamics = element.find("dynamics")
@@ -121,8 +120,8 @@ def read_joint(element: ET.Element, number: int, links: dict, where: Where) -> J
             friction = numbers(dynamics, "friction", 1, (0.0,), what, where)[0]
             for attribute, value in (("damping", damping), ("friction", friction)):
                 if value < 0:
-                    shown = attribute_text(dynamics, attribute)  # the default 0 is not negative: it is given
-                    raise where.error(f'{what}: <dynamics {attribute}="{shown}">: {attribute} must not be negative')
+                    given = attribute_text(dynamics, attribute)  # the default 0 is not negative: it is given
+                    raise where.error(f'{what}: <dynamics {attribute}="{given}">: {attribute} must not be negative')
     tag = element.find("mimic")
     if tag is not None and kind != "fixed":  # a fixed joint does not move: its <mimic> does nothing
         if kind in BASE_TYPES:

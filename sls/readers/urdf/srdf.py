@@ -35,6 +35,7 @@ from pathlib import Path
 from sls.errors import ModelFileError
 from sls.model import did_you_mean
 from sls.model.tree import BALL, FREE, MOVABLE_TYPES, Robot, rpy_matrix
+from sls.readers.numbers import NumberProblem, file_number
 
 #: Pinocchio's name of the free-flyer joint it adds (``buildModelFromUrdf(path, JointModelFreeFlyer())``).
 PINOCCHIO_ROOT = "root_joint"
@@ -77,10 +78,10 @@ def read_stances(path: str | Path, text: str | None = None) -> dict:
             if not joint_name or value is None:
                 raise ModelFileError(f'{filename}: <group_state name="{name}">: a <joint> needs name and value')
             try:
-                numbers = tuple(float(v) for v in value.split())
-            except ValueError:
-                numbers = ()
-            if not numbers or not all(math.isfinite(v) for v in numbers):
+                numbers = tuple(file_number(v) for v in value.split())
+            except NumberProblem as exc:
+                raise ModelFileError(f"{filename}: stance '{name}', joint '{joint_name}': {exc}") from None
+            if not numbers:
                 raise ModelFileError(
                     f"{filename}: stance '{name}', joint '{joint_name}': value must be finite numbers, got {value!r}"
                 )

@@ -9,7 +9,7 @@ from dataclasses import replace
 from sls.errors import ModelError
 from sls.model.tree import FREE, MOVABLE_TYPES, Base, Inertial, Joint, Robot
 from sls.readers.urdf.document import BASE_TYPES, Where, read_joint, xml_root
-from sls.readers.urdf.inertia import check_mass_matrix, check_moving_mass, read_inertial
+from sls.readers.urdf.inertia import check_mass_matrix, check_moving_mass, check_triangle, read_inertial
 
 #: Name of the free-flyer joint ``floating_base=True`` adds (coordinates ``base_x`` … ``base_roll``).
 FLOATING_BASE = "base"
@@ -84,6 +84,7 @@ def parse_urdf(text: str, filename: str, *, floating_base: bool = False, base_or
     for link, element in links.items():
         inertials[link] = read_inertial(element, link, where, check=link not in fixed_to_world)
     robot = Robot(root=world, joints=expanded, inertials=inertials, bases=bases, name=root.get("name") or "")
+    check_triangle(robot, set(links) - fixed_to_world, where)
     check_moving_mass(robot, where)
     check_mass_matrix(robot, where)
     return robot

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sls.errors import MissingDependencyError, ModelFileError
+from sls.model import closest, did_you_mean
+from sls.readers.common import ModelFileWarning
 
 #: File name endings read as xacro.
 XACRO_SUFFIXES = (".xacro",)
@@ -45,7 +49,9 @@ def expand_xacro(path: str | Path, args: Mapping[str, str] | None = None, packag
 
     Raises :class:`~sls.errors.MissingDependencyError` without the ``xacro`` package and
     :class:`~sls.errors.ModelFileError` (one line naming the file) for a package that is not found, an argument
-    that is not given, or anything else xacro refuses.
+    that is not given, an argument given that the file neither declares (``<xacro:arg>``) nor uses (with the
+    closest declared name), or anything else xacro refuses. xacro's warnings (printed by xacro on several lines)
+    become one :class:`XacroWarning` each.
     """
     path = Path(path)
     xacro = _import_xacro()
@@ -55,25 +61,84 @@ def expand_xacro(path: str | Path, args: Mapping[str, str] | None = None, packag
         if not folder.is_dir():
             raise ModelFileError(f"--package-path {folder}: not a folder")
     where = str(path)
-    with _package_resolver(xacro, substitution, folders, where):
+    given = _AskedArguments(args or {})
+    refused: list[ModelFileError] = []
+    printed = io.StringIO()
+    with _package_resolver(xacro, substitution, folders, where, refused), contextlib.redirect_stderr(printed):
         try:
-            document = xacro.process_file(str(path), mappings=dict(args or {}))
+            document = xacro.process_file(str(path), mappings=given)
         except ModelFileError:
             raise
         except substitution.ArgException as exc:
-            raise ModelFileError(
-                f"{where}: xacro: the argument '{exc}' is not given; pass --xacro-arg {exc}:=VALUE"
-            ) from None
+            raise ModelFileError(_not_given(where, str(exc), given)) from None
         except Exception as exc:  # xacro's own exceptions (XacroException and others): its message, one line
+            if refused:  # sls's own refusal (a package not found), wrapped by xacro: said once, as raised
+                raise refused[0] from None
             message = " ".join(str(exc).split()) or type(exc).__name__
             missing = re.search(r"Undefined substitution argument (\S+)", message)
             if missing:
-                name = missing.group(1)
-                raise ModelFileError(
-                    f"{where}: xacro: the argument '{name}' is not given; pass --xacro-arg {name}:=VALUE"
-                ) from None
+                raise ModelFileError(_not_given(where, missing.group(1), given)) from None
             raise ModelFileError(f"{where}: xacro: {message}") from None
+        finally:
+            for warning in xacro_warnings(printed.getvalue()):
+                warnings.warn(f"{where}: xacro: {warning}", XacroWarning, stacklevel=2)
+    unknown = sorted(set(given) - given.asked)
+    if unknown:
+        declared = sorted(given.asked)
+        raise ModelFileError(
+            f"{where}: xacro: the file has no argument '{unknown[0]}' (given as {unknown[0]}:={given[unknown[0]]})"
+            + (did_you_mean(unknown[0], declared) or f"; its arguments: {', '.join(declared) or 'none'}")
+        )
     return document.toprettyxml(indent="  ")
+
+
+class XacroWarning(ModelFileWarning):
+    """A warning xacro gave about a file (a redefined symbol, an unknown attribute, ...); the file still expanded."""
+
+
+class _AskedArguments(dict):
+    """The ``--xacro-arg`` values as xacro reads them, recording every name xacro asks for: ``<xacro:arg>`` asks
+    whether its name is given, ``$(arg NAME)`` reads it; a name never asked for is an argument the file does not
+    have."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        super().__init__(values)
+        self.asked: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        self.asked.add(str(name))
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> str:
+        self.asked.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: object = None) -> object:
+        self.asked.add(name)
+        return super().get(name, default)
+
+
+def _not_given(where: str, name: str, given: Mapping[str, str]) -> str:
+    """The message for an argument the file needs and that is not given (a misspelt one named)."""
+    close = closest(name, list(given))
+    hint = f" (--xacro-arg {close}:=... is given: misspelt?)" if close is not None and close != name else ""
+    return f"{where}: xacro: the argument '{name}' is not given; pass --xacro-arg {name}:=VALUE{hint}"
+
+
+def xacro_warnings(printed: str) -> list:
+    """xacro's warnings from what it printed on stderr, each on one line: a ``warning: ...`` line with the lines
+    that follow it (``when processing file: ...``, the macro and include stack) joined by ``; ``; a line before any
+    warning is a warning of its own."""
+    result: list[list[str]] = []
+    for line in printed.splitlines():
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("warning: ") or not result:
+            result.append([text.removeprefix("warning: ")])
+        else:
+            result[-1].append(text)
+    return ["; ".join(parts) for parts in result]
 
 
 def _import_xacro() -> Any:
@@ -103,17 +168,27 @@ def find_package(name: str, folders: Sequence[Path], where: str) -> str:
 
 
 @contextlib.contextmanager
-def _package_resolver(xacro: Any, substitution: Any, folders: Sequence[Path], where: str) -> Iterator[None]:
-    """Within: ``$(find PKG)`` and ``package://PKG/`` includes resolve by :func:`find_package`."""
+def _package_resolver(
+    xacro: Any, substitution: Any, folders: Sequence[Path], where: str, refused: list
+) -> Iterator[None]:
+    """Within: ``$(find PKG)`` and ``package://PKG/`` includes resolve by :func:`find_package`; its refusals are
+    appended to ``refused`` too (xacro wraps an exception raised in a substitution into its own)."""
     original_find, original_abs = substitution._eval_find, xacro.abs_filename_spec
 
+    def found(name: str) -> str:
+        try:
+            return find_package(name, folders, where)
+        except ModelFileError as exc:
+            refused.append(exc)
+            raise
+
     def eval_find(name: str) -> str:
-        return find_package(name, folders, where)
+        return found(name)
 
     def abs_filename_spec(spec: str) -> str:
         if spec.startswith(PACKAGE_URI):
             package, _, rest = spec[len(PACKAGE_URI) :].partition("/")
-            return str(Path(find_package(package, folders, where)) / rest)
+            return str(Path(found(package)) / rest)
         return str(original_abs(spec))
 
     substitution._eval_find, xacro.abs_filename_spec = eval_find, abs_filename_spec

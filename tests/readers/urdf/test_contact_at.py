@@ -67,7 +67,8 @@ def test_the_command_line_places_contacts(tmp_path, monkeypatch):
         (["HR_FOOT=0,0,0,0,0,0"], "--contact-at: 'HR_FOOT' must be X, Y, Z (finite numbers"),
         (["FL_FOOT:0,0,0"], "--contact-at: expected LINK=X,Y,Z"),
         (["FL_FOOT=a,0,0"], "--contact-at: expected LINK=X,Y,Z"),
-        (["FL_FOOT=nan,0,0"], "--contact-at: 'FL_FOOT' must be"),
+        (["FL_FOOT=nan,0,0"], "--contact-at: 'FL_FOOT': 'nan' is not a finite number"),
+        (["FL_FOOT=0,1e20,0"], "--contact-at: 'FL_FOOT': '1e20' is too large"),
         (["FL_FOOT=0,0,0", "FL_FOOT=1,0,0"], "--contact-at: 'FL_FOOT' is placed twice"),
     ],
 )

@@ -541,13 +541,13 @@ def test_inertia_positive_semidefinite_up_to_rounding():
     assert not positive_semidefinite(((0.0, 1e-9, 0.0), (1e-9, 0.0, 0.0), (0.0, 0.0, 0.0)))
 
 
-def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
+def test_an_indefinite_inertia_on_a_link_fixed_to_the_world_is_ignored():
     text = (
         (DATA / "arm.urdf")
         .read_text()
         .replace(
             '<link name="base"/>',
-            '<link name="base"><inertial><mass value="-1"/>'
+            '<link name="base"><inertial><mass value="1"/>'
             '<inertia ixx="1" ixy="5" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
         )
     )
@@ -555,6 +555,65 @@ def test_bad_inertia_on_a_link_fixed_to_the_world_is_ignored():
     assert model.n == 2 and model.tree.inertials["base"] is None
     with pytest.raises(sls.ModelFileError, match="link 'base'"):  # with a floating base it moves: refused
         load_urdf("arm.urdf", text=text, floating_base=True, base_orientation="euler")
+
+
+@pytest.mark.parametrize("mass", ["-1", "-1e-3"])
+def test_a_negative_mass_is_refused_on_every_link(mass):
+    """No body has a negative mass, fixed to the world or not (MuJoCo's compiler refuses it too)."""
+    text = (
+        (DATA / "arm.urdf")
+        .read_text()
+        .replace(
+            '<link name="base"/>',
+            f'<link name="base"><inertial><mass value="{mass}"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>',
+        )
+    )
+    with pytest.raises(
+        sls.ModelFileError, match=rf"link 'base': <mass value=\"{mass}\">: the mass must not be negative"
+    ):
+        load_urdf("arm.urdf", text=text)
+
+
+PLANAR2_UPPER = '<inertia ixx="0.03" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.001"/>'
+PLANAR2_LOWER = '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0005"/>'
+
+
+@pytest.mark.parametrize(
+    ("upper", "lower", "refused"),
+    [
+        ((1, 1, 3), None, "link 'upper': <inertia>: its principal moments 1, 1, 3 break the triangle inequality"),
+        ((0.03, 0.03, 0.001), (0.01, 0.01, 0.025), None),  # a light link 17 % of the largest moment off: accepted
+        ((0.03, 0.03, 0.001), (0.001, 0.001, 0.0025), None),  # 2 % off, as the xArm's link 2
+        ((0.03, 0.03, 0.001), (0.01, 0.01, 0.03), "link 'lower': .* 0.01, 0.01, 0.03 break the triangle"),
+    ],
+)
+def test_principal_moments_satisfy_the_triangle_inequality_beyond_a_tolerance(upper, lower, refused):
+    """c ≤ a + b up to a quarter of the robot's largest principal moment (real files break it by up to 14 %)."""
+    text = (DATA / "planar2.urdf").read_text()
+    text = text.replace(PLANAR2_UPPER, '<inertia ixx="{}" ixy="0" ixz="0" iyy="{}" iyz="0" izz="{}"/>'.format(*upper))
+    if lower is not None:
+        text = text.replace(
+            PLANAR2_LOWER, '<inertia ixx="{}" ixy="0" ixz="0" iyy="{}" iyz="0" izz="{}"/>'.format(*lower)
+        )
+    if refused is None:
+        assert load_urdf("planar2.urdf", text=text).n == 2
+    else:
+        with pytest.raises(sls.ModelFileError, match=refused):
+            load_urdf("planar2.urdf", text=text)
+
+
+def test_the_triangle_inequality_is_not_asked_of_a_link_that_never_moves():
+    text = (
+        (DATA / "arm.urdf")
+        .read_text()
+        .replace(
+            '<link name="base"/>',
+            '<link name="base"><inertial><mass value="1"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="30"/></inertial></link>',
+        )
+    )
+    assert load_urdf("arm.urdf", text=text, base_orientation="euler").n == 2
 
 
 # --------------------------------------------------------------------------
