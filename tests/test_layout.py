@@ -212,7 +212,7 @@ STAGES = (
     ("sls.errors", "sls.progress", "sls.arrays", "sls.version"),
     ("sls.algebra",),
     ("sls.model",),
-    ("sls.functions",),
+    ("sls.function_types", "sls.functions"),
     ("sls.readers",),
     ("sls.derive",),
     ("sls.lowering",),

@@ -10,6 +10,7 @@ from sls.algebra.calculus import diff
 from sls.algebra.expressions import symbol
 from sls.algebra.graph import Graph
 from sls.arrays import nest
+from sls.derive.named_arrays import acceleration_symbols, multiplier_symbols
 from sls.model import Model
 from sls.model.model import STABILIZATION_PARAMETER
 
@@ -123,3 +124,29 @@ def constraint_jacobians_graph(graph: Graph, terms: dict, along: list, x: list) 
         ),
         "constraint_bias_jac": nest([e for row in graph.jacobian(list(bias), x) for e in row], (k, len(x))),
     }
+
+
+def kkt_jacobian_graph(graph: Graph, terms: dict, residual_jac: list, q: list, x: list) -> list:
+    """``kkt_jac``: ``∂/∂x [r − Aᵀλ; A a − g]`` ((n + k) rows of ``len(x)`` nodes) at fixed accelerations ``a``,
+    multipliers ``λ`` (:func:`~sls.derive.named_arrays.multiplier_symbols`) and inputs, from the graph routes'
+    constraint ``terms`` and ``residual_jac`` (``∂r/∂x``, n rows): ``residual_jac`` less the derivative of the
+    constraint forces ``Aᵀλ`` (forward mode along each coordinate ``q``: ``A`` depends on them alone), then one
+    reverse pass per constraint row. Neither ``∂M/∂q`` nor ``∂A/∂x`` is formed: the constraint forces enter as
+    external forces of the inverse dynamics, as in Pinocchio's ``computeConstraintDynamicsDerivatives``. A
+    quaternion base's columns are derivatives along its coordinates (through ``S(q)`` the tangent ones, as
+    ``residual_jac``'s)."""
+    A, bias = terms["constraint_jac"], terms["constraint_bias"]
+    k, n, zero = len(A), len(residual_jac), graph.zero
+    lam = [graph.symbol(s) for s in multiplier_symbols(k)]
+    a = [graph.symbol(s) for s in acceleration_symbols(n)]
+    forces = [graph.add([graph.mul((A[i][j], lam[i])) for i in range(k) if A[i][j] != zero]) for j in range(n)]
+    by_coordinate = [graph.forward(forces, {coordinate: graph.one}) for coordinate in q]
+    rows = [
+        [graph.sub(entry, by_coordinate[col][j]) if col < len(q) else entry for col, entry in enumerate(row)]
+        for j, row in enumerate(residual_jac)
+    ]
+    accelerations = [
+        graph.sub(graph.add([graph.mul((A[i][j], a[j])) for j in range(n) if A[i][j] != zero]), bias[i])
+        for i in range(k)
+    ]
+    return rows + [graph.gradient(e, x) for e in accelerations]

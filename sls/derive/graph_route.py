@@ -16,7 +16,7 @@ import sympy
 
 from sls.algebra.graph import Graph
 from sls.arrays import flatten, nest, shape_of
-from sls.derive.constraint_terms import constraint_jacobians_graph, constraint_terms_graph
+from sls.derive.constraint_terms import constraint_jacobians_graph, constraint_terms_graph, kkt_jacobian_graph
 from sls.derive.dynamics import Dynamics
 from sls.derive.named_arrays import (
     ARRAY_NAMES,
@@ -30,7 +30,6 @@ from sls.derive.named_arrays import (
     direction_symbols,
     frame_array_names,
     function_arrays,
-    multiplier_symbols,
 )
 from sls.derive.speeds_route import speed_kinematics
 from sls.errors import ModelError
@@ -312,34 +311,9 @@ class GraphTerms:
         return [self.graph.gradient(r, self.x) for r in self.residual()]
 
     def _kkt_jac(self) -> list:
-        """``∂/∂x [r − Aᵀλ; A a − g]`` ((n + k) rows of n_q + n nodes; none when unconstrained) at fixed ``a``,
-        ``λ`` (:func:`~sls.derive.named_arrays.multiplier_symbols`) and ``u``: ``residual_jac`` less the
-        derivative of the constraint forces ``Aᵀλ`` (forward mode along each coordinate: ``A`` depends on ``q``
-        alone), then one reverse pass per constraint row. Neither ``∂M/∂q`` nor ``∂A/∂x`` is formed: the
-        constraint forces enter as external forces of the inverse dynamics, as in Pinocchio's
-        ``computeConstraintDynamicsDerivatives``. A quaternion base's columns are derivatives along its
-        coordinates (through ``S(q)`` the tangent ones, as ``residual_jac``'s)."""
+        """``∂/∂x [r − Aᵀλ; A a − g]`` at fixed ``a``, ``λ``, ``u`` (:func:`.constraint_terms.kkt_jacobian_graph`)."""
         terms = self.get("constraints")
-        if not terms:
-            return []
-        graph, n, n_q = self.graph, self.n, self.n_q
-        A, bias = terms["constraint_jac"], terms["constraint_bias"]
-        k = len(A)
-        lam = [graph.symbol(s) for s in multiplier_symbols(k)]
-        a = [graph.symbol(s) for s in acceleration_symbols(n)]
-        zero = graph.zero
-        forces = [graph.add([graph.mul((A[i][j], lam[i])) for i in range(k) if A[i][j] != zero]) for j in range(n)]
-        by_coordinate = [graph.forward(forces, {q: graph.one}) for q in self.q]
-        residual_jac = self.get("residual_jac")
-        rows = [
-            [graph.sub(entry, by_coordinate[col][j]) if col < n_q else entry for col, entry in enumerate(row)]
-            for j, row in enumerate(residual_jac)
-        ]
-        accelerations = [
-            graph.sub(graph.add([graph.mul((A[i][j], a[j])) for j in range(n) if A[i][j] != zero]), bias[i])
-            for i in range(k)
-        ]
-        return rows + [graph.gradient(e, self.x) for e in accelerations]
+        return kkt_jacobian_graph(self.graph, terms, self.get("residual_jac"), self.q, self.x) if terms else []
 
     def residual(self) -> list:
         """The route's residual ``r`` (n nodes) at fixed ``a`` and ``u``."""
@@ -353,9 +327,8 @@ class GraphTerms:
         return constraint_terms_graph(self.model, self.graph, self.q, self.dq, self.S)
 
     def _constraint_jacobians(self) -> dict:
-        """``∂A/∂x`` and ``∂g/∂x`` (:func:`~sls.derive.constraint_terms.constraint_jacobians_graph`): only for the
-        constraint functions' Jacobians (``constraint_jac_jac_fun``, ``constraint_bias_jac_fun``). ``A`` is
-        differentiated along the coordinates (a robot's contacts: along the whole state, its speeds' columns zero)."""
+        """``∂A/∂x``, ``∂g/∂x`` (:func:`.constraint_terms.constraint_jacobians_graph`) for the constraint functions'
+        Jacobians alone; ``A`` along the coordinates (a robot's contacts: the whole state, its speeds' columns 0)."""
         along = self.x if self.model.contacts else self.q
         return constraint_jacobians_graph(self.graph, self.get("constraints"), along, self.x)
 

@@ -193,6 +193,15 @@ def rpy_matrix(rpy: tuple) -> tuple:
     )
 
 
+def rpy_angles(R: tuple | list) -> tuple:
+    """``(roll, pitch, yaw)`` with ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (3 × 3, rows; :func:`rpy_matrix`'s
+    inverse; pitch in [−π/2, π/2], roll 0 at the poles)."""
+    pitch = math.atan2(-R[2][0], math.hypot(R[0][0], R[1][0]))
+    if math.hypot(R[0][0], R[1][0]) < 1e-12:
+        return 0.0, pitch, math.atan2(-R[0][1], R[1][1])
+    return math.atan2(R[2][1], R[2][2]), pitch, math.atan2(R[1][0], R[0][0])
+
+
 def contact_parameter(link: str, axis: str) -> str:
     """The name of the parameter holding a contact's place along ``axis`` (``x``, ``y``, ``z``, world frame)."""
     return f"contact_{re.sub(r'[^A-Za-z0-9_]', '_', link)}_{axis}"

@@ -4,11 +4,10 @@ where the link is at the neutral configuration (:func:`neutral_frames`) unless a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 from sls.errors import ModelFileError, brief
-from sls.model.tree import Robot, contact_parameter
+from sls.model.tree import Robot, contact_parameter, rpy_angles
 from sls.readers.numbers import DECIMAL, NON_FINITE, NumberProblem, checked_number, file_number
 
 #: Kinds of contact: a point held in place (three constraints), a frame held in place and orientation (six).
@@ -145,12 +144,3 @@ def neutral_frames(robot: Robot) -> dict:
     from sls.readers.urdf.srdf import stance_frames
 
     return stance_frames(robot)
-
-
-def rpy_angles(R: Sequence[Sequence[float]]) -> tuple:
-    """``(roll, pitch, yaw)`` with ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (:func:`~sls.model.tree.rpy_matrix`'s
-    inverse; pitch in [−π/2, π/2], roll 0 at the poles)."""
-    pitch = math.atan2(-R[2][0], math.hypot(R[0][0], R[1][0]))
-    if math.hypot(R[0][0], R[1][0]) < 1e-12:
-        return 0.0, pitch, math.atan2(-R[0][1], R[1][1])
-    return math.atan2(R[2][1], R[2][2]), pitch, math.atan2(R[1][0], R[0][0])

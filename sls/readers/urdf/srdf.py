@@ -146,7 +146,7 @@ def _joint_values(kind: str, joint_kind: str, values: Sequence[float], where: st
 
 def _yaw_pitch_roll(quaternion: Sequence[float]) -> tuple:
     """``(yaw, pitch, roll)`` of the unit quaternion ``(qx, qy, qz, qw)`` (``R = Rz(yaw) Ry(pitch) Rx(roll)``)."""
-    from sls.readers.urdf.contacts import rpy_angles
+    from sls.model.tree import rpy_angles
 
     roll, pitch, yaw = rpy_angles(quaternion_matrix(quaternion))
     return yaw, pitch, roll
