@@ -299,6 +299,9 @@ def check_constraints(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     rng = np.random.default_rng(20241122)
     low, high = model.sample_box()
     labels = [f"constraints[{i}]" for i in range(len(model.constraints))]
+    for link, kind in model.contacts:  # a robot's contacts: their place's rows, then a 6-D one's orientation's
+        axes = ("x", "y", "z") + (("about x", "about y", "about z") if kind == "6d" else ())
+        labels += [f"the contact {link}'s row {axis}" for axis in axes]
     labels += [f"velocity_constraints[{i}]" for i in range(len(model.velocity_constraints))]
     deficient = None
     for _ in range(samples):

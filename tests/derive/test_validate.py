@@ -296,3 +296,13 @@ def test_a_robot_file_is_told_to_use_the_flag_or_the_api(tmp_path):
         "--range elbow=LOW:HIGH on the command line, or ranges={'elbow': (LOW, HIGH)}" in hint
         and "[ranges]" not in hint
     )
+
+
+def test_a_contact_row_that_adds_nothing_is_named(tmp_path):
+    """A point contact on a planar arm: its out-of-plane row never moves, refused in one line naming that row."""
+    from sls.readers.urdf import load_urdf
+
+    model = load_urdf(Path(__file__).resolve().parents[1] / "data" / "planar2.urdf", contacts=["lower"])
+    with pytest.raises(sls.ModelError, match=r"the contact lower's row y adds nothing to the rows before it"):
+        sls.generate(model, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
