@@ -55,6 +55,23 @@ def build(model, folder: Path) -> tuple:
         sys.path.remove(str(folder))
 
 
+def rigid_contacts(peer, frames: list, kind) -> tuple:
+    """Pinocchio's rigid contacts of ``kind`` (``pin.ContactType``) at ``frames`` in LOCAL_WORLD_ALIGNED, as sls's
+    contacts: (contact models, their datas)."""
+    import pinocchio as pin
+
+    contacts = pin.StdVec_RigidConstraintModel()
+    for name in frames:
+        frame = peer.frames[peer.getFrameId(name)]
+        contacts.append(
+            pin.RigidConstraintModel(kind, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED)
+        )
+    datas = pin.StdVec_RigidConstraintData()
+    for contact in contacts:
+        datas.append(contact.createData())
+    return contacts, datas
+
+
 def rounds(ours, theirs, count: int, budget: float) -> dict:
     """Seconds per call of both (the best of each round), in ``count`` interleaved rounds: medians and ratios."""
     number = max(1, int(budget / max(1e-7, min(timeit.repeat(theirs, number=100, repeat=3)) / 100)))
@@ -92,17 +109,7 @@ def section(quick: bool, log) -> dict:
     report: dict = {"robot": "Solo-12", "nq": peer.nq, "nv": peer.nv}
 
     standing, seconds = build(load_urdf(path, floating_base=True, contacts=FEET, name="bench_solo_contacts"), folder)
-    contacts = pin.StdVec_RigidConstraintModel()
-    for foot in FEET:
-        frame = peer.frames[peer.getFrameId(foot)]
-        contacts.append(
-            pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_3D, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
-            )
-        )
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
+    contacts, datas = rigid_contacts(peer, FEET, pin.ContactType.CONTACT_3D)
     pin.initConstraintDynamics(peer, data, contacts, datas)
     settings = pin.ProximalSettings(1e-12, 0, 1)
     x = np.concatenate([q, v])
@@ -209,17 +216,7 @@ def g1_section(folder: Path, count: int, budget: float, log) -> dict:
     peer = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     if [peer.names[i] for i in range(2, peer.njoints)] != list(package.STATE[7 : package.N_DOF + 1]):
         return {"skipped": "G1's joints are not in Pinocchio's order"}
-    contacts = pin.StdVec_RigidConstraintModel()
-    for foot in feet:
-        frame = peer.frames[peer.getFrameId(foot)]
-        contacts.append(
-            pin.RigidConstraintModel(
-                pin.ContactType.CONTACT_6D, peer, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
-            )
-        )
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
+    contacts, datas = rigid_contacts(peer, feet, pin.ContactType.CONTACT_6D)
     rng = np.random.default_rng(6)
     x = np.concatenate([pin.randomConfiguration(peer, -np.ones(peer.nq), np.ones(peer.nq)), rng.normal(size=peer.nv)])
     u = rng.normal(size=package.N_INPUTS)
