@@ -23,7 +23,7 @@ import numpy as np
 
 from sls.cli.help import SectionedCommand
 from sls.cli.options import check_simulation_options, simulation_options
-from sls.cli.printing import WIDE, _equilibrium_lines, _format_poles, _gain_summary, _gain_table, _labelled, _wrapped
+from sls.cli.printing import WIDE, equilibrium_lines, format_poles, gain_summary, gain_table, labelled, wrapped
 from sls.cli.sections import LQR_SECTIONS, SIMULATE_SECTIONS
 from sls.cli.values import parse_param
 from sls.errors import ControlError, ExpressionError, OutputError, UsageError
@@ -227,7 +227,7 @@ def lqr_command(
         parse_weight(R, pkg.N_INPUTS, "--R"),
         params=values,
     )
-    for line in _equilibrium_lines(pkg.STATE, result.x_eq, pkg.INPUTS, u):
+    for line in equilibrium_lines(pkg.STATE, result.x_eq, pkg.INPUTS, u):
         click.echo(line)
     columns = tangent_names(pkg)
     if len(columns) != len(pkg.STATE):
@@ -235,19 +235,19 @@ def lqr_command(
             f"x - x_eq below: the tangent vector [difference(q_eq, q); v - v_eq] ({len(columns)} entries: "
             f"{columns[3]}..{columns[5]} the base's rotation vector in its own frame)"
         )
-    table = _gain_table(columns, pkg.INPUTS, result.K)
+    table = gain_table(columns, pkg.INPUTS, result.K)
     if max(len(line) for line in table) <= WIDE:
         click.echo("K (u = u_eq - K (x - x_eq)):")
         for line in table:
             click.echo(line)
         click.echo("closed-loop poles:")
-        for line in _format_poles(result.poles):
+        for line in format_poles(result.poles):
             click.echo(f"  {line}")
     else:
-        for line in _gain_summary(columns, pkg.INPUTS, result.K, save):
+        for line in gain_summary(columns, pkg.INPUTS, result.K, save):
             click.echo(line)
         click.echo(f"closed-loop poles ({len(result.poles)}):")
-        for line in _wrapped(_format_poles(result.poles)):
+        for line in wrapped(format_poles(result.poles)):
             click.echo(f"  {line}")
     if save:
         save_design(pkg, result, save, params=values)
@@ -414,7 +414,7 @@ def simulate_command(
         return
     if result.projection:
         click.echo(result.projection)
-    click.echo(f"t = {result.t[-1]:.6g}: x = [{_labelled(pkg.STATE, result.y[:, -1])}]")
+    click.echo(f"t = {result.t[-1]:.6g}: x = [{labelled(pkg.STATE, result.y[:, -1])}]")
     if result.constraint_residual is not None:
         rate = "" if result.stabilization is None else f"; Baumgarte rate {result.stabilization:.3g}/s"
         click.echo(

@@ -16,7 +16,7 @@ def _format_complex(value: complex) -> str:
     return f"{value.real:.6g} {'+' if value.imag >= 0 else '-'} {abs(value.imag):.6g}j"
 
 
-def _format_poles(poles: np.ndarray) -> list[str]:
+def format_poles(poles: np.ndarray) -> list[str]:
     lines, skip = [], False
     for i, value in enumerate(poles):
         if skip:
@@ -38,7 +38,7 @@ def _format_poles(poles: np.ndarray) -> list[str]:
 WIDE = 120
 
 
-def _gain_table(state: Sequence[str], inputs: Sequence[str], K: np.ndarray) -> list[str]:
+def gain_table(state: Sequence[str], inputs: Sequence[str], K: np.ndarray) -> list[str]:
     """K as a table: a header of the state names, one row per input."""
     width = max(len(name) for name in inputs)
     lines = [f"  {'':<{width}}  " + " ".join(f"{name:>12}" for name in state)]
@@ -47,7 +47,7 @@ def _gain_table(state: Sequence[str], inputs: Sequence[str], K: np.ndarray) -> l
     return lines
 
 
-def _gain_summary(state: Sequence[str], inputs: Sequence[str], K: np.ndarray, save: str | None) -> list[str]:
+def gain_summary(state: Sequence[str], inputs: Sequence[str], K: np.ndarray, save: str | None) -> list[str]:
     """K too wide for a table: its size, where it is saved, and per input the norm of its row and its largest entry."""
     where = f"the full K is saved in {save}" if save else "--save FILE writes the full K (JSON)"
     lines = [f"K (u = u_eq - K (x - x_eq)): {len(inputs)} x {len(state)}, too wide to print; {where}"]
@@ -59,7 +59,7 @@ def _gain_summary(state: Sequence[str], inputs: Sequence[str], K: np.ndarray, sa
     return lines
 
 
-def _wrapped(items: Sequence[str], width: int = WIDE - 2) -> list[str]:
+def wrapped(items: Sequence[str], width: int = WIDE - 2) -> list[str]:
     """``items`` joined with ``, `` into lines of at most ``width`` characters (an item is never split; a line
     ends with the comma that follows its last item)."""
     lines: list[str] = []
@@ -74,24 +74,24 @@ def _wrapped(items: Sequence[str], width: int = WIDE - 2) -> list[str]:
     return lines
 
 
-def _labelled(names: Sequence[str], values: Iterable[float]) -> str:
+def labelled(names: Sequence[str], values: Iterable[float]) -> str:
     return ", ".join(f"{name}={value + 0.0:.6g}" for name, value in zip(names, values))
 
 
-def _equilibrium_lines(
+def equilibrium_lines(
     state: Sequence[str], x_eq: Iterable[float], inputs: Sequence[str], u_eq: Iterable[float]
 ) -> list[str]:
     """``equilibrium: x_eq = [...], u_eq = [...]`` on one line when it fits in :data:`WIDE` columns; else each
     vector on lines of its own, wrapped at :data:`WIDE` columns (an entry ``name=value`` never split)."""
-    line = f"equilibrium: x_eq = [{_labelled(state, x_eq)}], u_eq = [{_labelled(inputs, u_eq)}]"
+    line = f"equilibrium: x_eq = [{labelled(state, x_eq)}], u_eq = [{labelled(inputs, u_eq)}]"
     if len(line) <= WIDE:
         return [line]
     lines = ["equilibrium:"]
     for label, names, values in (("x_eq", state, x_eq), ("u_eq", inputs, u_eq)):
         items = [f"{name}={value + 0.0:.6g}" for name, value in zip(names, values)]
         start = f"  {label} = ["
-        wrapped = _wrapped(items, WIDE - len(start) - 1) or [""]
-        lines.append(start + wrapped[0])
-        lines += [" " * len(start) + text for text in wrapped[1:]]
+        rows = wrapped(items, WIDE - len(start) - 1) or [""]
+        lines.append(start + rows[0])
+        lines += [" " * len(start) + text for text in rows[1:]]
         lines[-1] += "]"
     return lines

@@ -396,12 +396,12 @@ def test_cli_lqr_prints_a_small_gain_as_a_table(folders):
 def test_a_long_equilibrium_is_wrapped_at_120_columns():
     """A 12-link chain's x_eq (24 entries) and u_eq: each on lines of their own, none wider than 120 columns, every
     entry whole; a short one stays one line."""
-    from sls.cli.control import WIDE, _equilibrium_lines
+    from sls.cli.control import WIDE, equilibrium_lines
 
     state = [f"q{k}" for k in range(1, 13)] + [f"dq{k}" for k in range(1, 13)]
     inputs = [f"u{k}" for k in range(1, 13)]
     x_eq, u_eq = np.linspace(-1.23456, 1.23456, 24), np.linspace(0.5, 9.5, 12)
-    lines = _equilibrium_lines(state, x_eq, inputs, u_eq)
+    lines = equilibrium_lines(state, x_eq, inputs, u_eq)
     assert len(lines) > 3 and max(map(len, lines)) <= WIDE and lines[0] == "equilibrium:"
     text = " ".join(lines)
     x_part = text[text.index("x_eq = [") + 8 : text.index("]")]
@@ -409,5 +409,5 @@ def test_a_long_equilibrium_is_wrapped_at_120_columns():
     assert [entry.split("=")[0] for entry in entries] == state
     np.testing.assert_allclose([float(entry.split("=")[1]) for entry in entries], x_eq, rtol=1e-5)
     assert text.count("u_eq = [") == 1 and text.endswith(f"u12={u_eq[-1]:.6g}]")
-    short = _equilibrium_lines(["s", "th", "ds", "dth"], np.zeros(4), ["F"], [0.0])
+    short = equilibrium_lines(["s", "th", "ds", "dth"], np.zeros(4), ["F"], [0.0])
     assert short == ["equilibrium: x_eq = [s=0, th=0, ds=0, dth=0], u_eq = [F=0]"]
