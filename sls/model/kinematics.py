@@ -10,7 +10,10 @@ everything the equations of motion need from them is built here:
   (:func:`kinematic_matrix`, which refuses equations that are not of this form);
 * ``W`` (n_v, n_q): a left inverse, ``W S = I`` (:func:`left_inverse`), computed
   block by block over the connected blocks of ``S``'s sparsity, so identity
-  blocks stay identity and only small blocks are inverted;
+  blocks stay identity and only small blocks are inverted; a connected block
+  that is block-triangular (a chain whose speeds are absolute: each link's
+  rates use its own and its parent's speeds) is solved by forward substitution
+  over its irreducible blocks (:func:`triangular_blocks`);
 * ``γ`` (n_v, n_v, n_v): the structure coefficients ``γ[j][a][b] = γ^j_ab`` with
   ``[s_a, s_b] = Σ_j γ^j_ab s_j`` (:func:`structure_coefficients`), where the Lie
   bracket of vector fields is ``[s_a, s_b] = (∂s_b/∂q) s_a − (∂s_a/∂q) s_b``
@@ -23,16 +26,27 @@ nonholonomic (a rolling constraint hidden in ``S``) and the speed-space
 equations cannot be written from ``T(q, v)`` alone: refused with a
 :class:`~sls.errors.ModelError`.
 
+Every simplification is bounded (:func:`bounded`): expressions larger than
+:data:`SIMPLIFY_LIMIT` operations, or a simplification running longer than
+:data:`SIMPLIFY_SECONDS` of CPU time, are kept exact and unsimplified, so a
+large model costs longer code, never a derivation that does not finish.
+
 Array conventions: nested tuples of sympy expressions, as :mod:`sls.derive`.
 """
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from sls.algebra.calculus import diff
 from sls.errors import ModelError, brief
@@ -42,6 +56,14 @@ ONE = sympy.Integer(1)
 
 #: Random points at which a bracket that does not simplify to a combination of the speeds' directions is tried.
 BRACKET_PROBES = 3
+#: Largest expression (``sympy.count_ops``) that is simplified (rational functions cancelled, trigonometric
+#: identities applied) or expanded for an exact zero test: beyond it the cost of simplifying grows far faster than
+#: the expression (a 9-DOF chain's speed basis), and the expression is kept exact but unsimplified.
+SIMPLIFY_LIMIT = 400
+#: Largest expression given to ``sympy.simplify`` (trigonometric identities: far costlier than cancelling).
+TRIG_LIMIT = 150
+#: CPU seconds one simplification may take (:func:`bounded`); past them its input is kept as it is.
+SIMPLIFY_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -93,7 +115,13 @@ def kinematics(rates: Sequence[sympy.Expr], q: Sequence[sympy.Symbol], v: Sequen
     speed-free part, a speed in no equation, speeds that are not independent,
     or nonholonomic kinematics (see the module docstring).
     """
-    q, v, rates = tuple(q), tuple(v), tuple(rates)
+    return _kinematics(tuple(rates), tuple(q), tuple(v))
+
+
+@functools.lru_cache(maxsize=16)
+def _kinematics(rates: tuple, q: tuple, v: tuple) -> Kinematics:
+    """:func:`kinematics`, remembered: a reader that checks the kinematics and the derivation that uses them ask
+    for the same (a refusal is not remembered)."""
     S = kinematic_matrix(rates, q, v)
     W = left_inverse(S, q, v)
     return Kinematics(q=q, v=v, rates=rates, S=S, W=W, structure=structure_coefficients(S, W, q, v))
@@ -186,13 +214,123 @@ def blocks(S: tuple) -> list[tuple[list[int], list[int]]]:
     return sorted(found.values(), key=lambda block: block[0][0])
 
 
+def triangular_blocks(S: Sequence[Sequence[sympy.Expr]], rows: Sequence[int], columns: Sequence[int]) -> list:
+    """The rows and columns of ``S[rows, columns]`` split into irreducible blocks ``(rows, columns)`` in an order in
+    which the matrix is block lower-triangular: a block's rows are zero in every later block's columns.
+
+    A maximum matching of the columns onto rows with nonzero entries comes first; rows that no matching can spare
+    (reached from an unmatched row by alternating paths) and their columns form the tall part (the Dulmage–Mendelsohn
+    horizontal tail: a quaternion's four rates of three speeds), one block per connected piece; the square rest is
+    split into the strongly connected components of its matched columns, dependencies first. Raises ``ValueError``
+    when a column cannot be matched (the speeds are structurally dependent). Only the sparsity is read.
+    """
+    rows, columns = list(rows), list(columns)
+    nonzero = {k: [r for r in columns if S[k][r] != 0] for k in rows}
+    by_column = {r: [k for k in rows if S[k][r] != 0] for r in columns}
+    match: dict[int, int] = {}  # column -> its row
+    taken: dict[int, int] = {}  # row -> its column
+
+    def augment(column: int, seen: set) -> bool:  # Kuhn's augmenting path from an unmatched column
+        for k in by_column[column]:
+            if k not in seen:
+                seen.add(k)
+                if k not in taken or augment(taken[k], seen):
+                    taken[k], match[column] = column, k
+                    return True
+        return False
+
+    for r in columns:
+        if not augment(r, set()):
+            raise ValueError(f"column {r} cannot be matched")
+    tail_rows = [k for k in rows if k not in taken]
+    tail_columns: list[int] = []
+    queue = list(tail_rows)
+    while queue:  # alternating paths from the unmatched rows
+        k = queue.pop(0)
+        for r in nonzero[k]:
+            if r not in tail_columns:
+                tail_columns.append(r)
+                if match[r] not in tail_rows:
+                    tail_rows.append(match[r])
+                    queue.append(match[r])
+    tail = _connected(S, sorted(tail_rows), sorted(tail_columns))
+    square = [r for r in columns if r not in tail_columns]
+    edges = {r: [c for c in nonzero[match[r]] if c in square and c != r] for r in square}
+    found = []
+    for component in _strong_components(square, edges):
+        component = sorted(component)
+        found.append((sorted(match[r] for r in component), component))
+    return tail + found
+
+
+def _connected(S: Sequence[Sequence[sympy.Expr]], rows: list, columns: list) -> list:
+    """The connected pieces ``(rows, columns)`` of ``S[rows, columns]``'s sparsity, by first row."""
+    parent = {("r", k): ("r", k) for k in rows} | {("c", r): ("c", r) for r in columns}
+
+    def root(node: tuple) -> tuple:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for k in rows:
+        for r in columns:
+            if S[k][r] != 0:
+                parent[root(("c", r))] = root(("r", k))
+    pieces: dict = {}
+    for k in rows:
+        pieces.setdefault(root(("r", k)), ([], []))[0].append(k)
+    for r in columns:
+        pieces.setdefault(root(("c", r)), ([], []))[1].append(r)
+    return sorted(pieces.values(), key=lambda piece: piece[0][0] if piece[0] else -1)
+
+
+def _strong_components(nodes: list, edges: dict) -> list:
+    """Tarjan's strongly connected components of ``nodes`` under ``edges``, each after those it reaches."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    found: list = []
+    counter = [0]
+
+    def visit(node: int) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for other in edges[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            found.append(component)
+
+    for node in nodes:
+        if node not in index:
+            visit(node)
+    return found
+
+
 def left_inverse(S: tuple, q: Sequence[sympy.Symbol] = (), v: Sequence[sympy.Symbol] = ()) -> tuple:
     """``W`` (n_v, n_q) with ``W S = I``, block by block (:func:`blocks`).
 
     A block that is one entry ``1`` stays ``1``; a square block is inverted,
     a tall one (more coordinates than speeds) gets ``(SᵀS)⁻¹Sᵀ``; entries are
-    simplified. ``q`` and ``v`` (the symbols, optional) only name things in
-    the errors: a block with more speeds than coordinates, or a singular one.
+    simplified (within the bounds of :func:`bounded`). A block that is
+    block-triangular (:func:`triangular_blocks`) is solved by forward
+    substitution over its irreducible blocks. ``q`` and ``v`` (the symbols,
+    optional) only name things in the errors: a block with more speeds than
+    coordinates, or a singular one.
     """
     n_q = len(S)
     n_v = len(S[0]) if n_q else 0
@@ -200,26 +338,65 @@ def left_inverse(S: tuple, q: Sequence[sympy.Symbol] = (), v: Sequence[sympy.Sym
     for rows, columns in blocks(S):
         if not columns:
             continue
-        block = sympy.Matrix([[S[k][r] for r in columns] for k in rows])
-        if block.shape == (1, 1) and block[0, 0] == 1:
-            W[columns[0]][rows[0]] = ONE
-            continue
         speeds = ", ".join(v[r].name for r in columns) if v else f"columns {columns}"
         coordinates = ", ".join(q[k].name for k in rows) if q else f"rows {rows}"
         if len(columns) > len(rows):
             raise ModelError(f"kinematics: the speeds {speeds} are not independent (they move only {coordinates})")
-        tall = len(columns) < len(rows)
-        square = (block.T * block).applyfunc(_tidy) if tall else block
-        determinant = _tidy(square.det(method="berkowitz"))
-        if determinant == 0 or _vanishes_at_random_points(determinant):
-            raise ModelError(f"kinematics: the speeds {speeds} are not independent (S is singular on {coordinates})")
-        adjugate = square.adjugate(method="berkowitz")
-        if tall:
-            adjugate = adjugate * block.T
-        for a, r in enumerate(columns):
-            for b, k in enumerate(rows):
-                W[r][k] = _tidy(adjugate[a, b] / determinant)
+        singular = ModelError(f"kinematics: the speeds {speeds} are not independent (S is singular on {coordinates})")
+        try:
+            parts = triangular_blocks(S, rows, columns)
+        except ValueError:
+            raise singular from None
+        if len(parts) == 1:
+            inverse = _irreducible_inverse(sympy.Matrix([[S[k][r] for r in columns] for k in rows]), singular)
+            for a, r in enumerate(columns):
+                for b, k in enumerate(rows):
+                    W[r][k] = inverse[a][b]
+            continue
+        solved: list = []  # forward substitution: x_C = L (y_R − Σ S[R, C_j] x_Cj) over the earlier blocks j
+        for part_rows, part_columns in parts:
+            inverse = _irreducible_inverse(sympy.Matrix([[S[k][r] for r in part_columns] for k in part_rows]), singular)
+            rest = {k: {k2: (ONE if k2 == k else ZERO) for k2 in rows} for k in part_rows}
+            for _earlier_rows, earlier_columns in solved:
+                for k in part_rows:
+                    for r in earlier_columns:
+                        if S[k][r] != 0:
+                            for k2 in rows:
+                                if W[r][k2] != 0:
+                                    rest[k][k2] = rest[k][k2] - S[k][r] * W[r][k2]
+            for a, r in enumerate(part_columns):  # cancelled only: W serves the structure coefficients, settled
+                for k2 in rows:
+                    W[r][k2] = _cancelled(
+                        sympy.Add(*(inverse[a][b] * rest[k][k2] for b, k in enumerate(part_rows) if inverse[a][b] != 0))
+                    )
+            solved.append((part_rows, part_columns))
     return tuple(tuple(row) for row in W)
+
+
+def square_inverse(block: sympy.Matrix) -> sympy.Matrix:
+    """``block⁻¹`` as ``adjugate / det`` (what ``Matrix.inv(method="ADJ")`` returns), with the determinant tested
+    for zero at random points instead of by ``rref(simplify=True)``, which can take minutes on a quaternion's
+    rates. Raises ``ValueError`` when the determinant vanishes."""
+    determinant = block.det(method="berkowitz")
+    if determinant == 0 or _vanishes_at_random_points(determinant):
+        raise ValueError("the matrix is singular")
+    return block.adjugate() / determinant
+
+
+def _irreducible_inverse(block: sympy.Matrix, singular: ModelError) -> list:
+    """A left inverse (nested lists) of one block: ``1`` for the entry ``1``, the inverse of a square block,
+    ``(SᵀS)⁻¹Sᵀ`` of a tall one, entries tidied; ``singular`` raised when it has none."""
+    if block.shape == (1, 1) and block[0, 0] == 1:
+        return [[ONE]]
+    tall = block.shape[1] < block.shape[0]
+    square = (block.T * block).applyfunc(_tidy) if tall else block
+    determinant = _tidy(square.det(method="berkowitz"))
+    if determinant == 0 or _vanishes_at_random_points(determinant):
+        raise singular
+    adjugate = square.adjugate(method="berkowitz")
+    if tall:
+        adjugate = adjugate * block.T
+    return [[_tidy(adjugate[a, b] / determinant) for b in range(block.shape[0])] for a in range(block.shape[1])]
 
 
 def lie_bracket(s_a: Sequence[sympy.Expr], s_b: Sequence[sympy.Expr], q: Sequence[sympy.Symbol]) -> tuple:
@@ -249,6 +426,10 @@ def structure_coefficients(S: tuple, W: tuple, q: Sequence[sympy.Symbol], v: Seq
     a :class:`~sls.errors.ModelError` names the pair of speeds when it is not
     (nonholonomic kinematics). Pairs of columns that do not depend on ``q``
     are skipped (their bracket vanishes), so identity blocks cost nothing.
+    A coefficient that is a rational constant at random points
+    (:func:`constant_value`) is that constant, however large its expression
+    (the coefficients of rigid bodies' angular velocities are 0 and ±1); any
+    other is tidied within the bounds of :func:`bounded`.
     """
     n_q = len(S)
     n_v = len(S[0]) if n_q else 0
@@ -263,7 +444,7 @@ def structure_coefficients(S: tuple, W: tuple, q: Sequence[sympy.Symbol], v: Seq
             if all(e == 0 for e in bracket):
                 continue
             coefficients = [
-                _tidy(sympy.Add(*(W[j][k] * bracket[k] for k in range(n_q) if W[j][k] != 0 and bracket[k] != 0)))
+                _settled(sympy.Add(*(W[j][k] * bracket[k] for k in range(n_q) if W[j][k] != 0 and bracket[k] != 0)))
                 for j in range(n_v)
             ]
             if n_v < n_q:
@@ -282,7 +463,7 @@ def _check_in_span(
         bracket[k] - sympy.Add(*(coefficients[j] * columns[j][k] for j in range(len(columns))))
         for k in range(len(bracket))
     ]
-    residual = [e for e in residual if sympy.cancel(sympy.expand(e)) != 0]
+    residual = [e for e in residual if bounded(lambda e: sympy.cancel(sympy.expand(e)), e) != 0]
     if not residual or all(_vanishes_at_random_points(e) for e in residual):
         return
     a, b = (v[i].name for i in pair) if v else (f"#{pair[0]}", f"#{pair[1]}")
@@ -292,26 +473,219 @@ def _check_in_span(
     )
 
 
+def numeric_values(
+    exprs: Sequence[sympy.Expr],
+    values: dict,
+    functions: dict,
+    number: Callable[[sympy.Expr], object],
+    sqrt: Callable[[Any], object],
+    other: Callable[[sympy.Basic], object],
+) -> list:
+    """The values of ``exprs`` with the symbols set to ``values``, each distinct subexpression evaluated once.
+
+    Expressions built by differentiation share most of their subtrees: walking the tree with a cache costs their
+    distinct nodes, where ``lambdify`` or ``evalf`` work on every copy (minutes for a 9-DOF chain's speed basis).
+    ``functions`` maps sympy functions onto numeric ones (numpy's or mpmath's), ``number`` converts a number,
+    ``sqrt`` takes square roots and ``other(node)`` evaluates any other node (with its whole subtree).
+    """
+    cache: dict = dict(values)
+    for root in exprs:
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in cache:
+                continue
+            if node.is_Number or node.is_NumberSymbol:
+                cache[node] = number(node)
+            elif not (node.is_Add or node.is_Mul or node.is_Pow or node.func in functions):
+                cache[node] = other(node)  # a symbol without a value, Piecewise, Heaviside, atan2, ...
+            elif not ready:
+                stack.append((node, True))
+                stack.extend((arg, False) for arg in node.args if arg not in cache)
+            else:
+                cache[node] = _numeric_node(node, [cache[arg] for arg in node.args], functions, sqrt)
+    return [cache[e] for e in exprs]
+
+
+def _numeric_node(node: sympy.Basic, args: list, functions: dict, sqrt: Callable) -> object:
+    if node.is_Add or node.is_Mul:
+        total = args[0]
+        for arg in args[1:]:
+            total = total + arg if node.is_Add else total * arg
+        return total
+    if node.is_Pow:
+        if node.exp == -1:
+            return 1 / args[0]
+        if node.exp == sympy.S.Half:
+            return sqrt(args[0])
+        return args[0] ** args[1]
+    return functions[node.func](*args)
+
+
+#: mpmath's functions for the sympy functions :func:`constant_value` meets (others through ``evalf``).
+def _mpmath_functions() -> dict:
+    import mpmath  # type: ignore[import-untyped, unused-ignore]
+
+    return {
+        sympy.sin: mpmath.sin,
+        sympy.cos: mpmath.cos,
+        sympy.tan: mpmath.tan,
+        sympy.cot: mpmath.cot,
+        sympy.sec: mpmath.sec,
+        sympy.csc: mpmath.csc,
+        sympy.asin: mpmath.asin,
+        sympy.acos: mpmath.acos,
+        sympy.atan: mpmath.atan,
+        sympy.sinh: mpmath.sinh,
+        sympy.cosh: mpmath.cosh,
+        sympy.tanh: mpmath.tanh,
+        sympy.exp: mpmath.exp,
+        sympy.log: mpmath.log,
+        sympy.Abs: abs,
+    }
+
+
+def constant_value(expr: sympy.Expr, points: int = BRACKET_PROBES) -> sympy.Rational | None:
+    """The rational number (denominator at most 1000) that ``expr`` equals at ``points`` random points to 30 of
+    40 digits, else ``None``: how a large structure coefficient that is a constant (0 or ±1, as those of rigid
+    bodies' angular velocities) is recognised without simplifying it."""
+    import mpmath  # type: ignore[import-untyped, unused-ignore]
+
+    rng = random.Random(20240602)
+    symbols = _variables(expr)
+    functions = _mpmath_functions()
+    found = None
+    with mpmath.workdps(40):
+        tolerance = mpmath.mpf(10) ** -30
+        for _ in range(points):
+            point = {s: mpmath.mpf(rng.uniform(0.2, 1.3)) for s in symbols}
+            exact = {s: sympy.Float(x, 40) for s, x in point.items()}
+
+            def other(node: sympy.Basic, exact: dict = exact) -> object:
+                return mpmath.mpmathify(complex(node.evalf(40, subs=exact)))
+
+            value = numeric_values(
+                [expr], point, functions, lambda n: mpmath.mpmathify(sympy.N(n, 40)), mpmath.sqrt, other
+            )[0]
+            if abs(mpmath.im(value)) > tolerance:
+                return None
+            value = mpmath.re(value)
+            if found is None:
+                found = sympy.Rational(Fraction(float(value)).limit_denominator(1000))
+            if abs(value - mpmath.mpf(found.p) / found.q) > tolerance * max(1, abs(value)):
+                return None
+    return found
+
+
 def _vanishes_at_random_points(expr: sympy.Expr) -> bool:
     """Whether ``expr`` is zero (to 1e-9 relative to its terms) at :data:`BRACKET_PROBES` random points."""
     rng = random.Random(20240601)
-    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
-    terms = sympy.Add.make_args(sympy.expand(expr))
+    symbols = _variables(expr)
+    terms = list(sympy.Add.make_args(bounded(sympy.expand, expr)))
     for _ in range(BRACKET_PROBES):
         point = {s: sympy.Float(rng.uniform(0.2, 1.3), 30) for s in symbols}
-        value = abs(complex(expr.evalf(30, subs=point)))
-        scale = max([1.0] + [abs(complex(t.evalf(30, subs=point))) for t in terms])
+        values = _precise_values([expr, *terms], point)
+        value = abs(complex(values[0]))
+        scale = max([1.0] + [abs(complex(t)) for t in values[1:]])
         if value > 1e-9 * scale:
             return False
     return True
 
 
-def _tidy(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` simplified: rational functions cancelled (cheap), ``sympy.simplify`` only where functions remain."""
+def _variables(expr: sympy.Expr) -> list:
+    """The symbols and the functions of time (``q(t)``, as kinematic equations hold them) of ``expr``, by name."""
+    found = set(expr.free_symbols) | set(expr.atoms(AppliedUndef))
+    return sorted(found, key=str)
+
+
+def _precise_values(exprs: Sequence[sympy.Expr], point: dict) -> list:
+    """The values of ``exprs`` at ``point`` (symbols to sympy Floats) to 30 digits (mpmath numbers)."""
+    import mpmath  # type: ignore[import-untyped, unused-ignore]
+
+    with mpmath.workdps(30):
+        values = {s: mpmath.mpf(x) for s, x in point.items()}
+
+        def other(node: sympy.Basic) -> object:
+            return mpmath.mpmathify(complex(node.evalf(30, subs=point)))
+
+        return numeric_values(
+            exprs, values, _mpmath_functions(), lambda n: mpmath.mpmathify(sympy.N(n, 30)), mpmath.sqrt, other
+        )
+
+
+class _Overtime(Exception):
+    """Raised by the CPU timer of :func:`bounded` inside a simplification that ran too long."""
+
+
+_timing = threading.local()
+
+
+def bounded(
+    simplify: Callable[[sympy.Expr], sympy.Expr],
+    expr: sympy.Expr,
+    limit: int | None = None,
+    seconds: float | None = None,
+) -> sympy.Expr:
+    """``simplify(expr)``, or ``expr`` itself when it is larger than ``limit`` operations (``sympy.count_ops``,
+    default :data:`SIMPLIFY_LIMIT`) or when ``simplify`` takes more than ``seconds`` of CPU time (default
+    :data:`SIMPLIFY_SECONDS`).
+
+    The size bound is deterministic and the one that matters: the time bound is a safety net against a
+    simplification that wanders (``trigsimp`` reaching ``factor`` on an unlucky ordering of terms), armed by a CPU
+    timer (``SIGVTALRM``) in the main thread where the platform has one; elsewhere, and inside another bounded call,
+    the size bound alone applies.
+    """
+    if sympy.count_ops(expr) > (SIMPLIFY_LIMIT if limit is None else limit):
+        return expr
+    if (
+        getattr(_timing, "active", False)
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return simplify(expr)
+
+    def overtime(signum: int, frame: object) -> None:
+        raise _Overtime
+
+    previous = signal.signal(signal.SIGVTALRM, overtime)
+    _timing.active = True
+    timer = (0.0, 0.0)
+    try:
+        timer = signal.setitimer(signal.ITIMER_VIRTUAL, SIMPLIFY_SECONDS if seconds is None else seconds)
+        try:
+            return simplify(expr)
+        finally:
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+    except _Overtime:
+        return expr
+    finally:
+        _timing.active = False
+        signal.signal(signal.SIGVTALRM, previous)
+        if timer[0] > 0:  # someone else's virtual timer, put back
+            signal.setitimer(signal.ITIMER_VIRTUAL, *timer)
+
+
+def _settled(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` replaced by the constant it equals (:func:`constant_value`: the structure coefficients of rigid
+    bodies' angular velocities are 0 and ±1, whatever their size), else tidied (:func:`_tidy`)."""
     if expr.is_number:
         return expr
-    cancelled = sympy.cancel(sympy.together(expr))
+    constant = constant_value(expr)
+    return _tidy(expr) if constant is None else constant
+
+
+def _cancelled(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with its rational functions cancelled (within the bounds of :func:`bounded`)."""
+    return expr if expr.is_number else bounded(lambda e: sympy.cancel(sympy.together(e)), expr)
+
+
+def _tidy(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` simplified: rational functions cancelled (cheap), ``sympy.simplify`` only where functions remain;
+    within the bounds of :func:`bounded` (larger expressions are kept as they are)."""
+    if expr.is_number:
+        return expr
+    cancelled = bounded(lambda e: sympy.cancel(sympy.together(e)), expr)
     if not cancelled.atoms(sympy.Function):
         return cancelled
-    simplified = sympy.simplify(cancelled)
+    simplified = bounded(sympy.simplify, cancelled, TRIG_LIMIT)
     return simplified if sympy.count_ops(simplified) <= sympy.count_ops(cancelled) else cancelled

@@ -9,6 +9,7 @@ like any Python model. The coordinates and speeds keep their names (``q1(t)`` �
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import sympy
@@ -37,24 +38,35 @@ def model_from_mechanics(
     """Build a model from a sympy.physics.mechanics ``KanesMethod``, ``LagrangesMethod`` or ``System``.
 
     The state is the coordinates then the speeds (a Lagrangian's speeds are the rates ``dq``); kinematic
-    differential equations become ``kinematics`` (none when ``q̇ = u``). ``T`` comes from the bodies (or the
+    differential equations become ``kinematics`` (none when ``q̇ = u``). There may be fewer speeds than
+    coordinates (a quaternion's four rates of three angular speeds: sls's kinematics with ``n_v < n_q``) or, with
+    dependent speeds, more: a speed that no kinematic equation uses (a wheel's spin whose angle was left out, a
+    contact point's velocity) gets a coordinate of its own, ``q_<speed>`` (``q̇ = speed``), appended to the
+    coordinates, and the dependent speeds stay in the state, held by the velocity constraints, which become sls's
+    ``velocity_constraints``. When each coordinate's rate is one speed (``q̇_k = u_j``) the speeds are listed in
+    the order of the coordinates (the model is then written in the rates); a ``System`` whose speeds are its
+    coordinates' rates in another order is read as the rates. ``T`` comes from the bodies (or the
     Lagrangian), ``V`` from the potential energies (a ``System``'s bodies, the Lagrangian) and from forces
     constant in the inertial frame (gravity) on points whose position is known; every other load is a
     generalized force along the speeds. ``inputs`` (symbols, functions of time or names) are the symbols the
     loads are driven by; without them the model is fully actuated (one input per speed), as every sls model
-    without an input map. Holonomic and velocity constraints (with the dependent speeds kept in the state)
-    become sls's constraints. ``params`` maps symbols or names to values; ``name``, ``stabilization`` and
-    ``ranges`` are as for :func:`sls.model_from_sympy`; ``simplify`` tidies the coefficients of the speeds
-    (``False`` for large models, whose generation it may slow). What cannot be expressed is refused in one line
-    (:class:`~sls.errors.ModelError`), see :mod:`sls.readers.mechanics_terms`.
+    without an input map. Holonomic constraints become sls's constraints, except those the kinematics keep by
+    themselves (a quaternion's unit norm). ``params`` maps symbols or names to values; ``name``, ``stabilization``
+    and ``ranges`` are as for :func:`sls.model_from_sympy`; ``simplify`` tidies the coefficients of the speeds
+    (``False`` for large models, whose generation it may slow); every simplification and symbolic inversion is
+    bounded in size and time (:func:`sls.model.kinematics.bounded`), past which the exact expression is kept
+    unsimplified. What cannot be expressed is refused in one line (:class:`~sls.errors.ModelError`), see
+    :mod:`sls.readers.mechanics_terms`.
     """
-    written = read_mechanics(obj)
+    written = read_mechanics(obj, {k.name if isinstance(k, sympy.Symbol) else str(k) for k in (params or {})})
     try:
         plain, input_names = plain_symbols(written, inputs)
         values = {(k.name if isinstance(k, sympy.Symbol) else str(k)): _number(v) for k, v in (params or {}).items()}
-        q = [plain(s, "coordinates") for s in written.q]
-        v = [plain(s, "speeds") for s in written.u]
-        probe = Probe(q, v, set(input_names or ()), {k: x for k, x in values.items() if x is not None})
+        q = [plain(s, f"{written.kind}: coordinates") for s in written.q]
+        v = [plain(s, f"{written.kind}: speeds") for s in written.u]
+        holonomic = [plain(c, f"{written.kind}: configuration constraint") for c in written.holonomic]
+        known = {k: x for k, x in values.items() if x is not None}
+        probe = Probe(q, v, set(input_names or ()), known, constraints=holonomic)
         terms = mechanics_terms(written, plain, probe, set(input_names or ()), simplify)
     except ModelError:
         raise
@@ -92,8 +104,10 @@ def _number(value: object) -> float | None:
         return None
 
 
-def read_mechanics(obj: object) -> Written:
-    """What a ``KanesMethod``, ``LagrangesMethod`` or ``System`` holds, as a :class:`Written` model."""
+def read_mechanics(obj: object, reserved: set | None = None) -> Written:
+    """What a ``KanesMethod``, ``LagrangesMethod`` or ``System`` holds, as a :class:`Written` model (a speed that no
+    kinematic equation uses given a coordinate of its own, :func:`with_speed_coordinates`, named apart from the
+    names in ``reserved``)."""
     from sympy.physics.mechanics import KanesMethod, LagrangesMethod, System
 
     if isinstance(obj, System):
@@ -109,17 +123,49 @@ def read_mechanics(obj: object) -> Written:
         )
     if not written.q:
         raise ModelError(f"{written.kind}: the model has no coordinates")
-    if len(written.u) != len(written.q):
-        counts = f"{written.kind}: {len(written.q)} coordinates but {len(written.u)} speeds"
-        counts += "; sls takes one speed per coordinate"
-        if len(written.u) < len(written.q):
-            raise ModelError(f"{counts} for now (fewer speeds, as for a quaternion, are not supported yet)")
-        used = set().union(*(sympy.sympify(e).atoms(AppliedUndef) for e in written.kdes or ()))
-        idle = ", ".join(str(s) for s in written.u if s not in used)
+    written = with_speed_coordinates(written, reserved or set())
+    if len(written.u) > len(written.q):
         raise ModelError(
-            f"{counts}: add a coordinate for each speed no coordinate's rate uses ({idle or 'none found'})"
+            f"{written.kind}: {len(written.q)} coordinates but {len(written.u)} speeds, each in a kinematic "
+            "differential equation: the speeds are not independent (give no more speeds than coordinates, dependent "
+            "speeds with velocity constraints)"
         )
     return written
+
+
+def with_speed_coordinates(written: Written, reserved: set) -> Written:
+    """``written`` with a coordinate of its own for every speed that no kinematic differential equation uses.
+
+    Such a speed moves no coordinate: a wheel's spin whose angle was left out as ignorable (sympy's bicycle), or
+    the velocity of a point whose position is no coordinate (a contact point's, a dependent speed of a rolling
+    disc). sls's speeds move coordinates (``q̇ = S(q) v``), so the speed ``u3`` gets the coordinate ``q_u3``
+    (``q̇_u3 = u3``; ``q_u3_2`` if that name is taken), appended to the coordinates; nothing depends on it, so
+    the equations are unchanged.
+    """
+    if written.kdes is None:
+        return written
+    used = set().union(*(sympy.sympify(e).atoms(AppliedUndef) for e in written.kdes))
+    idle = [s for s in written.u if s not in used]
+    if not idle:
+        return written
+    from sympy.physics.mechanics import dynamicsymbols
+
+    t = written.time
+    taken = {_function_name(s) for s in (*written.q, *written.u, *written.auxiliary) if isinstance(s, AppliedUndef)}
+    taken |= set(reserved) | {s.name for e in written.kdes for s in sympy.sympify(e).free_symbols}
+    added = []
+    for speed in idle:
+        base = "q_" + _function_name(speed)
+        name, count = base, 2
+        while name in taken:
+            name, count = f"{base}_{count}", count + 1
+        taken.add(name)
+        added.append((dynamicsymbols(name), speed))
+    return replace(
+        written,
+        q=written.q + tuple(q for q, _ in added),
+        kdes=written.kdes + tuple(q.diff(t) - speed for q, speed in added),
+    )
 
 
 def _time() -> sympy.Symbol:
@@ -209,7 +255,7 @@ def _from_system(system: Any) -> Written:
     t = _time()
     q, u = tuple(system.q), tuple(system.u)
     rates = tuple(s.diff(t) for s in q)
-    if u == rates:  # joints given the rates as their speeds: kinematic equations q̇ − q̇ = 0
+    if len(u) == len(rates) and set(u) == set(rates):  # the rates as speeds, in any order: kdes q̇ − q̇ = 0
         u = ()
     if u and not system.kdes:
         raise _no_kinematics(kind, u)

@@ -20,12 +20,62 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from sls.algebra.calculus import diff
 from sls.errors import ModelError, brief
+from sls.model.kinematics import numeric_values
 
 #: How many random points a probe evaluates.
 PROBE_POINTS = 3
 #: Relative tolerance of an identity tested numerically.
 PROBE_TOLERANCE = 1e-8
+
+
+#: Elementwise numpy functions for the sympy functions :func:`evaluate` meets (others go through ``lambdify``).
+NUMPY_FUNCTIONS = {
+    sympy.sin: np.sin,
+    sympy.cos: np.cos,
+    sympy.tan: np.tan,
+    sympy.cot: lambda x: 1 / np.tan(x),
+    sympy.sec: lambda x: 1 / np.cos(x),
+    sympy.csc: lambda x: 1 / np.sin(x),
+    sympy.asin: np.arcsin,
+    sympy.acos: np.arccos,
+    sympy.atan: np.arctan,
+    sympy.sinh: np.sinh,
+    sympy.cosh: np.cosh,
+    sympy.tanh: np.tanh,
+    sympy.exp: np.exp,
+    sympy.log: np.log,
+    sympy.Abs: np.abs,
+}
+
+
+def evaluate(exprs: Sequence[sympy.Expr], values: dict) -> list:
+    """The values of ``exprs`` with the symbols set to ``values`` (numpy arrays of one shape, complex), each
+    distinct subexpression evaluated once (:func:`sls.model.kinematics.numeric_values`); functions without a numpy
+    twin go through ``lambdify``."""
+
+    def other(node: sympy.Basic) -> object:
+        symbols = sorted(node.free_symbols, key=lambda s: s.name)
+        return sympy.lambdify(symbols, node, modules="numpy")(*(values[s] for s in symbols))
+
+    return numeric_values(exprs, values, NUMPY_FUNCTIONS, complex, np.sqrt, other)
+
+
+def _newton(x: np.ndarray, q: list, c: list, J: list, at: dict) -> np.ndarray | None:
+    """``x`` moved onto ``c(q) = 0`` by Gauss–Newton steps of least norm (``J`` the rows of ``∂c/∂q``, flattened;
+    ``at`` the values of the other symbols); ``None`` when it does not converge."""
+    for _step in range(60):
+        point = at | {s: complex(x[k]) for k, s in enumerate(q)}
+        with np.errstate(all="ignore"):
+            residual = np.real(np.array(evaluate(c, point), dtype=complex))
+            jacobian = np.real(np.array(evaluate(J, point), dtype=complex)).reshape(len(c), len(q))
+        if not (np.all(np.isfinite(residual)) and np.all(np.isfinite(jacobian))):
+            return None
+        if np.abs(residual).max() <= 1e-14 * (1.0 + np.abs(x).max()):
+            return x
+        x = x - np.linalg.pinv(jacobian) @ residual
+    return None
 
 
 class Plain:
@@ -78,19 +128,27 @@ class Probe:
     """
 
     def __init__(
-        self, coordinates: Iterable, speeds: Iterable, inputs: Iterable, values: dict[str, float], seed: int = 7
+        self,
+        coordinates: Iterable,
+        speeds: Iterable,
+        inputs: Iterable,
+        values: dict[str, float],
+        seed: int = 7,
+        constraints: Sequence[sympy.Expr] = (),
     ) -> None:
         self.rng = np.random.default_rng(seed)
         self.coordinates, self.speeds, self.inputs = set(coordinates), set(speeds), {str(i) for i in inputs}
         self.values = {name: float(value) for name, value in values.items() if value is not None}
         self.drawn: dict[sympy.Symbol, np.ndarray] = {}
+        self.constraints = [sympy.sympify(c) for c in constraints if sympy.sympify(c).free_symbols & self.coordinates]
 
     def value(self, s: sympy.Symbol) -> np.ndarray:
         """The values (one per point) of the symbol ``s``, drawn the first time it is asked for."""
         if s not in self.drawn:
-            if s in self.coordinates:
-                sign = self.rng.choice([-1.0, 1.0], PROBE_POINTS)
-                self.drawn[s] = sign * self.rng.uniform(0.3, 1.2, PROBE_POINTS)
+            if s in self.coordinates and self.constraints:
+                self._draw_on_constraints()
+            elif s in self.coordinates:
+                self.drawn[s] = self._coordinate()
             elif s in self.speeds or s.name in self.inputs:
                 self.drawn[s] = self.rng.normal(size=PROBE_POINTS)
             elif s.name in self.values:
@@ -99,15 +157,38 @@ class Probe:
                 self.drawn[s] = self.rng.uniform(0.5, 1.5, PROBE_POINTS)
         return self.drawn[s]
 
+    def _coordinate(self) -> np.ndarray:
+        sign = self.rng.choice([-1.0, 1.0], PROBE_POINTS)
+        return sign * self.rng.uniform(0.3, 1.2, PROBE_POINTS)
+
+    def _draw_on_constraints(self) -> None:
+        """Every coordinate at once, each point moved onto the configuration constraints ``c(q) = 0`` by
+        Gauss–Newton steps of least norm (a unit quaternion's norm, a closed loop), redrawn when it does not
+        converge: identities such as "the angular velocity is the rate of the orientation" may hold there only."""
+        q = sorted(self.coordinates, key=lambda s: s.name)
+        c = self.constraints
+        J = [diff(ci, qk) for ci in c for qk in q]
+        for s in sorted(set().union(*(e.free_symbols for e in c)) - set(q), key=lambda s: s.name):
+            self.value(s)
+        fixed = {s: v.astype(complex) for s, v in self.drawn.items()}
+        for point in range(PROBE_POINTS):
+            at = {s: v[point] for s, v in fixed.items()}
+            for _attempt in range(5):
+                x = _newton(np.array([self._coordinate()[0] for _ in q]), q, c, J, at)
+                if x is not None:
+                    break
+            for k, s in enumerate(q):
+                self.drawn.setdefault(s, np.zeros(PROBE_POINTS))[point] = np.nan if x is None else x[k]
+
     def __call__(self, exprs: Iterable[sympy.Expr]) -> np.ndarray:
         """The values of ``exprs`` (k of them) at the points, shape ``(PROBE_POINTS, k)`` (complex)."""
         exprs = [sympy.sympify(e) for e in exprs]
         if not exprs:
             return np.zeros((PROBE_POINTS, 0), dtype=complex)
-        symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-        function = sympy.lambdify(symbols, exprs, modules="numpy")
+        for s in sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name):
+            self.value(s)  # drawn in the order of the names, as the probe always drew them
         with np.errstate(all="ignore"):
-            values = function(*(self.value(s).astype(complex) for s in symbols))
+            values = evaluate(exprs, {s: v.astype(complex) for s, v in self.drawn.items()})
         return np.column_stack([np.broadcast_to(np.asarray(v, dtype=complex), (PROBE_POINTS,)) for v in values])
 
     def agree(self, left: Sequence[sympy.Expr], right: Sequence[sympy.Expr]) -> bool:

@@ -5,8 +5,11 @@ The input is a :class:`Written` model (what a ``KanesMethod``, ``LagrangesMethod
 :mod:`sls.readers.mechanics_models`): coordinates ``q(t)`` and speeds ``u(t)`` (for a Lagrangian, the rates
 ``q(t).diff(t)``), kinematic differential equations, bodies, loads, constraints.
 
-* **Kinematics**: the kinematic differential equations are solved for ``q̇ = S(q) u`` (block by block,
-  simplified); with ``q̇ = u`` entry by entry the model has no kinematics.
+* **Kinematics**: the kinematic differential equations are solved for ``q̇ = S(q) u`` (block by block, by
+  forward substitution over block-triangular blocks, simplified within bounds); with ``q̇ = u`` entry by entry
+  the model has no kinematics, and when each rate is one speed the speeds are put in the coordinates' order
+  (:func:`speeds_as_rates`). There may be fewer speeds than coordinates (a quaternion's), whose directions must
+  close (their brackets in their span: refused otherwise).
 * **Kinetic energy**: ``Σ body.kinetic_energy(N)`` written in ``q`` and ``u`` (``q̇`` replaced by ``S u``), or the
   part of a Lagrangian quadratic in the rates (its rate-free part is ``−V``; a part linear in the rates is refused).
 * **Loads**: a force on a point maps onto the speeds through the point's partial velocities, a torque on a frame
@@ -20,24 +23,35 @@ The input is a :class:`Written` model (what a ``KanesMethod``, ``LagrangesMethod
   Boltzmann–Hamel by ``−Σ_b u_b m v·D_br`` with ``D_br = X_b V_r − X_r V_b − Σ_j γ^j_br V_j`` (``V_r`` the partial
   velocities, ``X_r`` the derivative along the r-th column of ``S``, ``γ`` the structure coefficients of
   :mod:`sls.model.kinematics`), a term quadratic in the speeds that does no work. It is added to ``fric`` so the
-  equations are Kane's exactly. Angular velocities must be the rates of the frames' orientations, inertias fixed
-  in their bodies, masses constant (refused otherwise).
-* **Constraints**: holonomic ones stay constraints in ``q``; velocity constraints are written in the speeds, those
-  that are time derivatives of the holonomic ones (KanesMethod lists them) dropped.
+  equations are Kane's exactly; a velocity that is the rate of a known position needs no term (and no structure
+  coefficients). Angular velocities must be the rates of the frames' orientations, inertias fixed in their
+  bodies, masses constant (refused otherwise); a body frame with an angular velocity but no orientation (a
+  wheel) is taken when its inertia torques are those of ``T`` (:func:`check_spin`).
+* **Constraints**: holonomic ones stay constraints in ``q``, except those the kinematics keep by themselves
+  (``(∂c/∂q) S = 0``, a quaternion's unit norm); velocity constraints are written in the speeds, those that are
+  time derivatives of the holonomic ones (KanesMethod lists them) dropped.
 
-Identities are tested numerically at random points (:class:`~sls.readers.mechanics_probe.Probe`).
+Identities are tested numerically at random points (:class:`~sls.readers.mechanics_probe.Probe`, on the
+configuration constraints); every simplification is bounded (:func:`sls.model.kinematics.bounded`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sympy
 
 from sls.algebra.calculus import diff
 from sls.errors import ModelError
-from sls.model.kinematics import blocks, directional, kinematic_matrix
+from sls.model.kinematics import (
+    blocks,
+    bounded,
+    directional,
+    kinematic_matrix,
+    square_inverse,
+    triangular_blocks,
+)
 from sls.model.kinematics import kinematics as speed_kinematics
 from sls.readers.mechanics_probe import Plain, Probe
 
@@ -48,9 +62,9 @@ ZERO = sympy.Integer(0)
 class Written:
     """A sympy.physics.mechanics model as its object holds it (functions of time and vectors).
 
-    ``kind`` names the object in messages. ``q`` (n) are the coordinates ``q(t)``; ``u`` (n) the speeds ``u(t)``,
-    or the rates ``q(t).diff(t)`` when ``kdes`` is ``None`` (the speeds are the rates). ``kdes`` are the kinematic
-    differential equations (expressions equal to zero, linear in ``q̇`` and ``u``). ``bodies`` are its
+    ``kind`` names the object in messages. ``q`` (n_q) are the coordinates ``q(t)``; ``u`` (n_v ≤ n_q) the speeds
+    ``u(t)``, or the rates ``q(t).diff(t)`` when ``kdes`` is ``None`` (the speeds are the rates). ``kdes`` are the
+    kinematic differential equations (expressions equal to zero, linear in ``q̇`` and ``u``). ``bodies`` are its
     ``RigidBody`` and ``Particle`` objects, ``loads`` its ``(Point, force)`` and ``(ReferenceFrame, torque)``
     pairs, ``potential`` the potential energies written on it, ``lagrangian`` its Lagrangian (``None``: ``T`` from
     the bodies). ``holonomic`` are configuration constraints in ``q``; ``velocity`` velocity constraints (in ``q``,
@@ -115,25 +129,37 @@ def speed_rates(written: Written, simplify: bool = True) -> dict:
     if any(e.has(*moving) for e in (*K, *K_u)):
         raise ModelError(f"{kind}: the kinematic differential equations must be linear in the rates q̇ and the speeds")
     solved = [ZERO] * len(qdots)
-    for rows, columns in blocks(tuple(tuple(row) for row in K.tolist())):
+    pattern = tuple(tuple(row) for row in K.tolist())
+    for rows, columns in blocks(pattern):
         unsolvable = ModelError(
             f"{kind}: the kinematic differential equations {', '.join(str(k) for k in rows)} (from 0) cannot be "
             f"solved for the rates of {', '.join(str(written.q[k]) for k in columns) or 'any coordinate'}"
         )
         if len(rows) != len(columns):
             raise unsolvable
-        block = K.extract(rows, columns)
-        right = -(K_u.extract(rows, list(range(len(written.u)))) * speeds + rest.extract(rows, [0]))
-        if block == sympy.eye(len(rows)):
-            values = list(right)
-        else:
-            try:
-                inverse = block.inv(method="ADJ")
-            except ValueError:
-                raise unsolvable from None
-            values = list(inverse * right)
-        for column, value in zip(columns, values):
-            solved[column] = _collect(sympy.expand(value), written.u) if simplify else value
+        try:
+            parts = triangular_blocks(pattern, rows, columns)
+        except ValueError:
+            raise unsolvable from None
+        for part_rows, part_columns in parts:  # forward substitution over the irreducible blocks
+            if len(part_rows) != len(part_columns):
+                raise unsolvable
+            right = -(K_u.extract(part_rows, list(range(len(written.u)))) * speeds + rest.extract(part_rows, [0]))
+            for k in part_rows:
+                for column in sorted(set(range(len(qdots))) - set(part_columns)):
+                    if K[k, column] != 0:
+                        right[part_rows.index(k), 0] -= K[k, column] * solved[column]
+            block = K.extract(part_rows, part_columns)
+            if block == sympy.eye(len(part_rows)):
+                values = list(right)
+            else:
+                try:
+                    inverse = square_inverse(block)
+                except ValueError:
+                    raise unsolvable from None
+                values = list(inverse * right)
+            for column, value in zip(part_columns, values):
+                solved[column] = _collect(bounded(sympy.expand, value), written.u) if simplify else value
     return dict(zip(qdots, solved))
 
 
@@ -151,9 +177,13 @@ COEFFICIENT_LIMIT = 60
 
 def tidy_in_speeds(expr: sympy.Expr, speeds: tuple) -> sympy.Expr:
     """``expr``, a polynomial in the (plain) ``speeds``, with each coefficient tidied (unchanged if not one, or
-    larger than :data:`TIDY_LIMIT`)."""
-    if expr == 0 or sympy.count_ops(expr) > TIDY_LIMIT:
+    larger than :data:`TIDY_LIMIT`, or when tidying takes longer than :func:`sls.model.kinematics.bounded` allows)."""
+    if expr == 0:
         return expr
+    return bounded(lambda e: _tidy_polynomial(e, speeds), expr, TIDY_LIMIT)
+
+
+def _tidy_polynomial(expr: sympy.Expr, speeds: tuple) -> sympy.Expr:
     if not expr.free_symbols & set(speeds):
         return _tidy(expr)
     try:
@@ -169,15 +199,29 @@ def tidy_in_speeds(expr: sympy.Expr, speeds: tuple) -> sympy.Expr:
 
 
 def _tidy(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` simplified cheaply: rational functions cancelled, then trigonometric identities (unchanged when
-    larger than :data:`COEFFICIENT_LIMIT` or when simplifying does not make it shorter)."""
+    """``expr`` simplified cheaply: rational functions cancelled, then (up to :data:`COEFFICIENT_LIMIT`
+    operations) trigonometric identities; unchanged when simplifying does not make it shorter. Every step is
+    bounded (:func:`sls.model.kinematics.bounded`): past the bounds the expression is kept as it is."""
     if expr.is_number:
         return expr
     size = sympy.count_ops(expr)
     if size > COEFFICIENT_LIMIT:
-        return expr
-    tidied = sympy.trigsimp(sympy.cancel(sympy.together(expr)))
+        cancelled = bounded(lambda e: sympy.cancel(sympy.together(e)), expr)
+        return cancelled if sympy.count_ops(cancelled) <= size else expr
+    tidied = bounded(lambda e: sympy.trigsimp(sympy.cancel(sympy.together(e))), expr)
     return tidied if sympy.count_ops(tidied) <= size else expr
+
+
+def speeds_as_rates(written: Written, rates: dict) -> Written:
+    """``written`` with its speeds in the order of the coordinates when each coordinate's rate is one speed
+    (``q̇_k = u_j``, as a bicycle's coordinates with its independent speeds listed first): the model is then
+    written in the rates (no kinematics), whose derivation is the classic one."""
+    if written.kdes is None or len(written.u) != len(written.q):
+        return written
+    order = [rates[qk.diff(written.time)] for qk in written.q]
+    if tuple(order) == tuple(written.u) or set(order) != set(written.u):
+        return written
+    return replace(written, u=tuple(order))
 
 
 class Speeds:
@@ -191,9 +235,10 @@ class Speeds:
         self.written = written
         self.substitution = {**rates, **{a: ZERO for a in written.auxiliary}}
         self.plain = plain
-        self.q = tuple(plain(qk, "coordinates") for qk in written.q)
-        self.v = tuple(plain(s, "speeds") for s in written.u)
-        self.rates = tuple(plain(rates[qk.diff(written.time)], f"kinematics of {qk}") for qk in written.q)
+        kind = written.kind
+        self.q = tuple(plain(qk, f"{kind}: coordinates") for qk in written.q)
+        self.v = tuple(plain(s, f"{kind}: speeds") for s in written.u)
+        self.rates = tuple(plain(rates[qk.diff(written.time)], f"{kind}: kinematics of {qk}") for qk in written.q)
         self.S = kinematic_matrix(self.rates, self.q, self.v)
         self.identity = all(rate == speed for rate, speed in zip(self.rates, self.v))
         self._structure: tuple | None = None
@@ -205,8 +250,14 @@ class Speeds:
         return msubs(value, self.substitution)
 
     def components(self, vector: Any, what: str) -> sympy.Matrix:
-        """The components of ``vector`` in the inertial frame, in plain symbols."""
-        return self.plain.matrix(self.on(vector).to_matrix(self.written.frame), what)
+        """The components of ``vector`` in the inertial frame, in plain symbols (``what``, naming it in a refusal,
+        is prefixed with the object's kind)."""
+        kind = self.written.kind
+        try:
+            matrix = self.on(vector).to_matrix(self.written.frame)
+        except ValueError as exc:  # no orientation between the frames it is written in and the inertial frame
+            raise ModelError(f"{kind}: {what}: {exc}") from None
+        return self.plain.matrix(matrix, f"{kind}: {what}")
 
     def along(self, expr: sympy.Expr, r: int) -> sympy.Expr:
         """``X_r expr = Σ_k S_kr ∂expr/∂q_k``: the derivative along the r-th speed's direction."""
@@ -229,16 +280,23 @@ def partials(components: sympy.Matrix, v: tuple) -> list[sympy.Matrix]:
     return [components.applyfunc(lambda e, s=s: diff(e, s)) for s in v]
 
 
-def check_frame(frame: Any, speeds: Speeds, probe: Probe, what: str) -> None:
-    """Refuse a frame whose angular velocity in the inertial frame is not the rate of its orientation."""
-    N = speeds.written.frame
-    if frame == N:
-        return
+def oriented(frame: Any, N: Any) -> bool:
+    """Whether ``frame``'s orientation relative to ``N`` is known (a wheel may be given its angular velocity only)."""
     try:
-        R = speeds.plain.matrix(N.dcm(frame), f"{what}: orientation")
-        omega = speeds.components(frame.ang_vel_in(N), f"{what}: angular velocity")
-    except ValueError as exc:
-        raise ModelError(f"{speeds.written.kind}: {what}: {exc}") from None
+        N.dcm(frame)
+    except ValueError:
+        return False
+    return True
+
+
+def check_frame(frame: Any, speeds: Speeds, probe: Probe, what: str) -> None:
+    """Refuse a frame whose angular velocity in the inertial frame is not the rate of its orientation (a body frame
+    without an orientation is checked by :func:`check_spin`)."""
+    N = speeds.written.frame
+    if frame == N or not oriented(frame, N):
+        return
+    R = speeds.plain.matrix(N.dcm(frame), f"{speeds.written.kind}: {what}: orientation")
+    omega = speeds.components(frame.ang_vel_in(N), f"{what}: angular velocity")
     left, right = [], []
     for r, Omega in enumerate(partials(omega, speeds.v)):
         spin = R.applyfunc(lambda e, r=r: speeds.along(e, r)) * R.T
@@ -259,8 +317,13 @@ def velocity_correction(point: Any, mass: sympy.Expr, speeds: Speeds, probe: Pro
     if not probe.vanish(list(velocity.xreplace({s: ZERO for s in v_speeds}))):
         raise ModelError(f"{speeds.written.kind}: {what}: its velocity has a part without speeds")
     V = partials(velocity, v_speeds)
-    gamma = speeds.structure
     n = len(v_speeds)
+    position = known_position(point, speeds, what)
+    if position is not None and probe.agree(
+        [e for r in range(n) for e in V[r]], [speeds.along(position[i], r) for r in range(n) for i in range(3)]
+    ):
+        return []  # V_r = X_r r: the velocity is the rate of a position, Kane's and Boltzmann–Hamel's terms agree
+    gamma = speeds.structure
     defects: dict[tuple[int, int], tuple] = {}
     for b in range(n):
         for r in range(b + 1, n):
@@ -285,6 +348,61 @@ def velocity_correction(point: Any, mass: sympy.Expr, speeds: Speeds, probe: Pro
     return extra
 
 
+def known_position(point: Any, speeds: Speeds, what: str) -> sympy.Matrix | None:
+    """The components in the inertial frame of ``point``'s position from a point at rest (:func:`fixed_origin`), in
+    plain symbols; ``None`` when no such point is known or the position depends on a speed."""
+    written = speeds.written
+    origin = fixed_origin(point, written)
+    if origin is None:
+        return None
+    try:
+        position = speeds.plain.matrix(point.pos_from(origin).to_matrix(written.frame), f"{written.kind}: {what}")
+    except ValueError:
+        return None
+    return None if any(e.free_symbols & set(speeds.v) for e in position) else position
+
+
+def check_spin(body: Any, speeds: Speeds, probe: Probe, what: str) -> None:
+    """Refuse a rigid body whose frame has no orientation (only an angular velocity: a wheel spinning in its fork,
+    its inertia symmetric about the axle) when Kane's inertia torques differ from Boltzmann–Hamel's on
+    ``T = ½ ω·I ω``.
+
+    With ``ω = Σ Ω_b u_b`` and ``I(q)`` in the inertial frame, Boltzmann–Hamel's terms less Kane's
+    ``Ω_r·(I α + ω × I ω)`` are ``Σ_b u_b (X_b Ω_r − X_r Ω_b − Σ_j γ^j_br Ω_j)·I ω + Ω_r·(İ ω) − ½ ω·(X_r I) ω
+    − Ω_r·(ω × I ω)``: zero when ``ω`` is the rate of an orientation in which ``I`` is fixed.
+    """
+    N, v = speeds.written.frame, speeds.v
+    n = len(v)
+    omega = speeds.components(body.frame.ang_vel_in(N), f"{what}: angular velocity")
+    Omega = partials(omega, v)
+    inertia = speeds.components(body.central_inertia, f"{what}: inertia")
+    momentum = inertia * omega
+    spin = omega.cross(momentum)
+    rates = [inertia.applyfunc(lambda e, b=b: speeds.along(e, b)) for b in range(n)]
+    inertia_rate = sympy.zeros(3, 3)
+    for b in range(n):
+        inertia_rate += rates[b] * v[b]
+    gamma = speeds.structure
+    defect = []
+    for r in range(n):
+        total = Omega[r].dot(inertia_rate * omega) - (omega.T * rates[r] * omega)[0, 0] / 2 - Omega[r].dot(spin)
+        for b in range(n):
+            if b == r:
+                continue
+            D = [speeds.along(Omega[r][i], b) - speeds.along(Omega[b][i], r) for i in range(3)]
+            D = [
+                D[i] - sympy.Add(*(gamma[j][b][r] * Omega[j][i] for j in range(n) if gamma[j][b][r] != 0))
+                for i in range(3)
+            ]
+            total += v[b] * sympy.Add(*(D[i] * momentum[i] for i in range(3)))
+        defect.append(total)
+    if not probe.vanish(defect):
+        raise ModelError(
+            f"{speeds.written.kind}: {what}: the frame has no orientation in {N} and its angular velocity is not the "
+            "rate of an orientation in which its inertia is fixed; orient the frame"
+        )
+
+
 def body_terms(speeds: Speeds, probe: Probe) -> tuple[sympy.Expr, list]:
     """``T`` from the bodies (in plain symbols) and the velocity correction (n, zeros when none is needed)."""
     from sympy.physics.mechanics import RigidBody
@@ -296,23 +414,27 @@ def body_terms(speeds: Speeds, probe: Probe) -> tuple[sympy.Expr, list]:
     checked: set = set()
     for body in written.bodies:
         what = f"body {body.name}"
-        mass = speeds.plain(body.mass, f"{what}: mass")
+        mass = speeds.plain(body.mass, f"{kind}: {what}: mass")
         if mass.free_symbols & set(speeds.q + speeds.v):
             raise ModelError(f"{kind}: {what}: its mass changes with the state, which sls cannot take")
         point = body.masscenter
         if isinstance(body, RigidBody):
             check_frame(body.frame, speeds, probe, f"{what}: frame {body.frame}")
+            unoriented = not oriented(body.frame, N)
             rate = speeds.plain.matrix(
-                speeds.on(body.central_inertia.dt(body.frame)).to_matrix(body.frame), f"{what}: inertia"
+                speeds.on(body.central_inertia.dt(body.frame)).to_matrix(N if unoriented else body.frame),
+                f"{kind}: {what}: inertia",
             )
             if not probe.vanish(list(rate)):
                 raise ModelError(f"{kind}: {what}: its central inertia is not fixed in its frame {body.frame}")
+            if unoriented:
+                check_spin(body, speeds, probe, f"{what}: frame {body.frame}")
         for frame in {f for _, f in speeds.on(point.vel(N)).args} - checked:
             check_frame(frame, speeds, probe, f"{what}: frame {frame} of its velocity")
             checked.add(frame)
         extra = velocity_correction(point, mass, speeds, probe, what)
         correction = [c + e for c, e in zip(correction, extra)] if extra else correction
-        T += speeds.plain(speeds.on(body.kinetic_energy(N)), f"{what}: kinetic energy")
+        T += speeds.plain(speeds.on(body.kinetic_energy(N)), f"{kind}: {what}: kinetic energy")
     return T, correction
 
 
@@ -413,17 +535,22 @@ def constant_force_potential(
 
 
 def constraint_terms(speeds: Speeds, probe: Probe) -> tuple[tuple, tuple]:
-    """The holonomic constraints (in q) and the velocity constraints (in the speeds), without those velocity
-    constraints that are time derivatives of the holonomic ones (when the model lists them)."""
+    """The holonomic constraints (in q) and the velocity constraints (in the speeds), without the holonomic ones
+    the kinematics keep by themselves (``(∂c/∂q) S = 0``: a quaternion's unit norm when its rates are
+    ``½ quat ⊗ (0, ω)``) and without those velocity constraints that are time derivatives of the holonomic ones
+    (when the model lists them)."""
     written, kind = speeds.written, speeds.written.kind
+    n = len(speeds.v)
     holonomic = tuple(speeds.plain(c, f"{kind}: configuration constraint") for c in written.holonomic)
     velocity = tuple(speeds.plain(speeds.on(c), f"{kind}: velocity constraint") for c in written.velocity)
+    rows = [
+        [sympy.Add(*(diff(c, speeds.q[k]) * speeds.S[k][r] for k in range(len(speeds.q)))) for r in range(n)]
+        for c in holonomic
+    ]
+    kept_holonomic = [i for i, row in enumerate(rows) if not probe.vanish(row)]
+    holonomic, rows = tuple(holonomic[i] for i in kept_holonomic), [rows[i] for i in kept_holonomic]
     if not written.velocity_lists_holonomic or not holonomic:
         return holonomic, velocity
-    n = len(speeds.v)
-    rows = [
-        [sympy.Add(*(diff(c, speeds.q[k]) * speeds.S[k][r] for k in range(n))) for r in range(n)] for c in holonomic
-    ]
     coefficients = [[diff(c, s) for s in speeds.v] for c in velocity]
     kept: list[int] = []
     for i, row in enumerate(coefficients):
@@ -443,7 +570,13 @@ def mechanics_terms(written: Written, plain: Plain, probe: Probe, inputs: set, s
     """The model in sls's form (:class:`Terms`), checked; see the module docstring. ``simplify`` tidies every
     coefficient of the speeds (rational functions cancelled, trigonometric identities applied)."""
     rates = speed_rates(written, simplify)
+    written = speeds_as_rates(written, rates)
     speeds = Speeds(written, rates, plain)
+    if len(speeds.v) < len(speeds.q):
+        try:  # fewer speeds than coordinates: their directions' brackets must stay in their span (a quaternion's do)
+            speeds.structure  # noqa: B018
+        except ModelError as exc:
+            raise ModelError(f"{written.kind}: {exc}") from None
     if written.lagrangian is not None:
         T, V = lagrangian_terms(written, plain, probe, speeds.v)
         correction = [ZERO] * len(speeds.v)

@@ -393,27 +393,40 @@ def test_speeds_without_kinematic_equations_are_refused_naming_kinematics():
     refused(system, "kinematics")
 
 
-def test_fewer_speeds_than_coordinates_are_refused():
+def test_two_coordinates_moved_by_one_speed_read_as_fewer_speeds():
+    """q̇1 = q̇2 = u1: one speed for two coordinates (their difference stays): sls's kinematics with n_v < n_q."""
     q1, q2, u1 = dynamicsymbols("q1 q2 u1")
     N = ReferenceFrame("N")
     P = Point("P")
     P.set_vel(N, u1 * N.x)
     kane = KanesMethod(N, [q1, q2], [u1], kd_eqs=[q1.diff() - u1, q2.diff() - u1], bodies=[Particle("p", P, m)])
-    refused(kane, "2 coordinates but 1 speeds")
+    model = sls.model_from_mechanics(kane)
+    assert [s.name for s in model.state] == ["q1", "q2", "u1"] and model.kinematics == (model.dq[0], model.dq[0])
 
 
-def test_a_speed_without_a_coordinate_is_refused_naming_it():
-    """As the wheels of sympy's bicycle: a spin speed whose angle is left out (ignorable)."""
+def test_a_speed_without_a_coordinate_gets_one(tmp_path):
+    """As the wheels of sympy's bicycle: a spin speed whose angle is left out (ignorable) gets the coordinate q_u2
+    (q̇_u2 = u2), on which nothing depends."""
     q1, u1, u2 = dynamicsymbols("q1 u1 u2")
     N = ReferenceFrame("N")
     A = N.orientnew("A", "Axis", [q1, N.z])
+    A.set_ang_vel(N, u1 * N.z)
     wheel = ReferenceFrame("wheel")
     wheel.set_ang_vel(A, u2 * A.x)
     pivot = Point("pivot")
     pivot.set_vel(N, 0)
     body = RigidBody("wheel", pivot, wheel, m, (inertia(A, I1, I2, I2), pivot))
     kane = KanesMethod(N, [q1], [u1, u2], kd_eqs=[q1.diff() - u1], bodies=[body])
-    refused(kane, r"1 coordinates but 2 speeds.*add a coordinate .*\(u2\(t\)\)")
+    kane.kanes_equations([body], [])
+    params = {m: 1.0, I1: 0.3, I2: 0.2}
+    model = sls.model_from_mechanics(kane, params=params, name="wheel")
+    assert [s.name for s in model.state] == ["q1", "q_u2", "u1", "u2"] and model.kinematics is None
+    package = build(model, tmp_path / "wheel")
+    rhs = reference(kane, kane.q, kane.u, params)
+    for x in random_states(2, 10):
+        got = package.xdot_fun(x, np.zeros(package.N_INPUTS))
+        np.testing.assert_allclose(got[[0, 2, 3]], rhs(x[[0, 2, 3]]), atol=1e-12)
+        assert got[1] == x[3]
 
 
 def test_an_angular_velocity_that_is_not_the_rate_of_the_orientation_is_refused():
