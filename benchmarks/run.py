@@ -31,7 +31,18 @@ import sympy
 import sls
 from sls.readers.nlink import nlink_pendulum, relative_chain
 
-from . import c_contacts, casadi_target, ctarget, energy3d, free_flyer, jax_target, mjcf_corpus, peers, robots
+from . import (
+    c_contacts,
+    casadi_target,
+    ctarget,
+    energy3d,
+    free_flyer,
+    jax_contacts,
+    jax_target,
+    mjcf_corpus,
+    peers,
+    robots,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -417,6 +428,14 @@ def main(argv=None) -> int:
         jax_report = jax_target.run(args.quick, log)
     except ImportError as exc:  # jax is an optional extra
         jax_report = {"skipped": f"jax is not installed ({exc})"}
+    log("JAX target on Solo-12's feet (python -m benchmarks.jax_contacts)")
+    if args.quick:
+        jax_standing: dict = {"skipped": "--quick"}
+    else:
+        try:
+            jax_standing = jax_contacts.run(log)
+        except ImportError as exc:  # jax and example-robot-data are optional
+            jax_standing = {"skipped": str(exc)}
     if args.no_robots:
         robot_files = {"skipped": "--no-robots"}
     else:
@@ -438,6 +457,7 @@ def main(argv=None) -> int:
         "c_contacts": standing,
         "casadi_target": casadi_report,
         "jax_target": jax_report,
+        "jax_contacts": jax_standing,
     }
     report["mjcf_corpus"] = mjcf_corpus.section(args.quick, log)  # MJCF files against MuJoCo (its own results file)
     print(table(results))
@@ -457,6 +477,8 @@ def main(argv=None) -> int:
     print(casadi_report["skipped"] if "skipped" in casadi_report else casadi_target.table(casadi_report))
     print()
     print(jax_report["skipped"] if "skipped" in jax_report else jax_target.table(jax_report))
+    print()
+    print(jax_standing["skipped"] if "skipped" in jax_standing else jax_contacts.table(jax_standing))
     print()
     print(
         robot_files.get("skipped")

@@ -54,7 +54,7 @@ def model_from_mechanics(
     themselves (a quaternion's unit norm). ``params`` maps symbols or names to values; ``name``, ``stabilization``
     and ``ranges`` are as for :func:`sls.model_from_sympy`; ``simplify`` tidies the coefficients of the speeds
     (``False`` for large models, whose generation it may slow); every simplification and symbolic inversion is
-    bounded in size and time (:func:`sls.model.kinematics.bounded`), past which the exact expression is kept
+    bounded in size and time (:func:`sls.algebra.bounded.bounded`), past which the exact expression is kept
     unsimplified. What cannot be expressed is refused in one line (:class:`~sls.errors.ModelError`), see
     :mod:`sls.readers.mechanics_terms`.
     """

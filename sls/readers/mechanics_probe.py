@@ -22,7 +22,7 @@ from sympy.core.function import AppliedUndef
 
 from sls.algebra.calculus import diff
 from sls.errors import ModelError, brief
-from sls.model.kinematics import numeric_values
+from sls.algebra.bounded import numeric_values
 
 #: How many random points a probe evaluates.
 PROBE_POINTS = 3

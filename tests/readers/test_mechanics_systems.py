@@ -806,25 +806,6 @@ def test_the_chaos_pendulum_system_reads_fifty_times_in_a_row_in_bounded_time():
     assert time.perf_counter() - start < 150
 
 
-def test_a_simplification_past_its_time_keeps_its_input():
-    """The CPU timer of bounded(): a simplification that does not end is abandoned, the exact input kept."""
-    from sls.model.kinematics import bounded
-
-    x = sympy.Symbol("x")
-
-    def wanders(expr: sympy.Expr) -> sympy.Expr:
-        while True:
-            expr = sympy.expand((expr + 1) ** 2 - expr**2)
-
-    start = time.perf_counter()
-    assert bounded(wanders, sympy.sin(x) ** 2, seconds=0.2) == sympy.sin(x) ** 2
-    assert time.perf_counter() - start < 10
-    assert bounded(sympy.trigsimp, sympy.sin(x) ** 2 + sympy.cos(x) ** 2) == 1
-    assert (
-        bounded(sympy.trigsimp, sympy.sin(x) ** 2 + sympy.cos(x) ** 2, limit=3) == sympy.sin(x) ** 2 + sympy.cos(x) ** 2
-    )
-
-
 def test_a_refusal_names_its_place_once():
     """A frame whose orientation uses a function of time that is no coordinate: "body B: frame B: orientation"
     once, after the object's kind."""

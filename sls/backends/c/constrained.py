@@ -27,6 +27,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from sls import functions
+from sls.lowering import terms as lowered_terms
+from sls.lowering.terms import TERMS, TERMS_NAME
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.backends.c.body import CFunction
@@ -35,43 +37,27 @@ if TYPE_CHECKING:  # a type only: no import at run time
 
 #: The return code of a constrained solve whose constraints are dependent (``S`` not positive definite).
 DEPENDENT = 3
-#: The arrays of the fused kernel, in the order of its output (:func:`terms_function`).
-TERMS = ("M", "rhs", "A", "bias")
-#: The fused kernel's name (in ``c/<name>.c`` and the header; not in the package's Python API).
-TERMS_NAME = "constrained_terms"
 
 
 def terms_size(model: Model) -> int:
     """Doubles of the fused kernel's output: ``n² + n + k n + k``."""
-    n, k = model.n, model.k
-    return n * n + n + k * n + k
+    return lowered_terms.terms_size(model.n, model.k)
 
 
 def terms_model_function(model: Model) -> functions.Function:
     """The fused kernel as a :class:`~sls.functions.Function` of ``(x, u)`` (its output's size a number)."""
-    return functions.Function(
-        TERMS_NAME,
-        "The constrained solve's terms in one pass: [M (n x n); f = B_u u - C qdot - phi - fric (n); "
-        "A (k x n); g (k)], row-major, one after the other.",
-        (functions.STATE, functions.INPUT),
-        (("terms", (terms_size(model),)),),
-        TERMS,
-    )
+    return lowered_terms.terms_model_function(model.n, model.k)
 
 
 def terms_function(dynamics: Any, paths: list) -> CFunction:
-    """The fused kernel: :data:`TERMS` reduced together (a robot's kinematics and trigonometry computed once, where
-    ``M_fun``, ``tau_fun``, ``constraint_jac_fun`` and ``constraint_bias_fun`` each compute them), writing ``out``."""
+    """The fused kernel: :data:`TERMS` reduced together (:func:`sls.lowering.terms.lower_terms`: a robot's
+    kinematics and trigonometry computed once, where ``M_fun``, ``tau_fun``, ``constraint_jac_fun`` and
+    ``constraint_bias_fun`` each compute them), writing ``out``."""
     from sls.backends.c.body import CFunction, Part, eliminate_dead_code, schedule
     from sls.backends.c.statements import Statement, Store, Zeros
-    from sls.derive import function_arrays
-    from sls.lowering import expr_of, function_floats, lower_kernel, reducer
+    from sls.lowering import expr_of
 
-    model = dynamics.model
-    arrays = dynamics.arrays if dynamics.arrays is not None else function_arrays(dynamics)
-    chosen = {name: arrays[name] for name in TERMS}
-    floats = function_floats(dynamics, terms_model_function(model))
-    (lowered,) = lower_kernel(chosen, floats, reducer(dynamics.graph), paths)
+    (lowered,) = lowered_terms.lower_terms(dynamics, paths)
     statements: list[Statement] = list(lowered.printed.lines)
     values: list = []
     for name in TERMS:

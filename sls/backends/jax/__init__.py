@@ -49,7 +49,7 @@ class JaxBackend(Backend):
     unroll_max = 0
 
     def file_names(self, model: Model) -> list:
-        extra = ["_constrained.py"] if any(f.numeric for f in functions.for_model(model)) else []
+        extra = ["_constrained.py", "_terms.py"] if any(f.numeric for f in functions.for_model(model)) else []
         extra += ["_free_flyer.py"] if model.tree is not None and model.tree.free is not None else []
         return [f"{name}.py" for name in functions.names(model)] + ["__init__.py", "_runtime.py", *extra]
 
@@ -67,6 +67,19 @@ class JaxBackend(Backend):
         from sls.backends.jax.code import solver_code
 
         return solver_code(*programs)
+
+    def builders(self, dynamics: Any) -> dict:
+        """The base's builders; a constrained model's first solved function (:attr:`~sls.functions.Function.numeric`)
+        builds the fused terms its solves share (``_terms.py``: :func:`sls.lowering.terms.lower_terms`)."""
+        result = super().builders(dynamics)
+        numeric = [f.name for f in functions.for_model(dynamics.model) if f.numeric]
+        if numeric:
+            from sls.backends.jax.code import build_kernel
+            from sls.lowering.terms import lower_terms
+
+            paths = self.paths(dynamics.model)
+            result[numeric[0]] = lambda: build_kernel(*lower_terms(dynamics, paths))
+        return result
 
     def render(self, model: Model, code: dict, simplify: bool, method: str) -> dict:
         from sls.backends.jax.files import render_package

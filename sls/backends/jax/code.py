@@ -19,11 +19,13 @@ from sls.lowering import Let, Lowered, SolveProgram, Statement, Value, expr_of, 
 @dataclass(frozen=True)
 class JaxOutput:
     """One output of a kernel: its name, shape and the expression of its array (``jnp.array`` of the flat
-    entries, reshaped; a scalar output is its one entry)."""
+    entries, reshaped; a scalar output is its one entry), and ``entries``, the same flat entries as a Python list
+    (numbers where known: the runtime's Cholesky factor skips the known zeros)."""
 
     name: str
     shape: tuple
     array: str
+    entries: str = "[]"
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,8 @@ def build_kernel(lowered: Lowered) -> JaxKernel:
     outputs, values = {}, []
     for name in lowered.outputs:
         shape, entries, _ = lowered.output(name)
-        outputs[name] = JaxOutput(name, shape, array_text([entry.text() for entry in entries], shape))
+        texts = [entry.text() for entry in entries]
+        outputs[name] = JaxOutput(name, shape, array_text(texts, shape), "[" + ", ".join(texts) + "]")
         values += entries
     statements = lowered.printed.lines
     return JaxKernel(lines=lines_of(statements, readers(statements, values)), outputs=outputs)

@@ -30,11 +30,21 @@ def render_package(
     runtime sources)."""
     ctx = render.context(model, simplify, method)
     files = _render_files(env, ctx, model, code)
+    terms = terms_kernel(model, code)
+    if terms is not None:  # a constrained model: the fused terms its solves read (JaxBackend.builders)
+        files["_terms.py"] = render.tidy(env.get_template("terms.py.j2").render(ctx=ctx, kernel=terms))
     check_names(model, _render_files(env, ctx, model, _skeleton(code)))  # the templates' names, not the kernels'
     for name, values in runtime_copies(ctx, model).items():
         text = runtime_text(runtime[name], values)
         files[name] = render.tidy(env.get_template("_runtime.py.j2").render(ctx=ctx, runtime=text, name=name))
     return dict(sorted(files.items()))
+
+
+def terms_kernel(model: Model, code: dict) -> JaxKernel | None:
+    """The fused terms of a constrained model's solves (:func:`sls.lowering.terms.lower_terms`), built with its first
+    solved function's code (``JaxBackend.builders``), or ``None``."""
+    numeric = [f.name for f in functions.for_model(model) if f.numeric]
+    return code.get(numeric[0]) if numeric else None
 
 
 def runtime_copies(ctx: dict, model: Model) -> dict[str, dict[str, object]]:

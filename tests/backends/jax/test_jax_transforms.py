@@ -81,6 +81,26 @@ def test_jacfwd_of_xdot_fun_is_linearized_model_and_grad_of_a_parameter_is_finit
     np.testing.assert_allclose(float(grad), fd / (2 * h), rtol=1e-6)
 
 
+def test_a_constrained_models_derivatives_are_the_implicit_ones(packages):
+    """The four-bar's constrained solve differentiates implicitly (``_constrained.solution``'s custom_jvp: the terms'
+    tangents through the factors of the solve): forward and reverse mode of xdot_fun and multipliers_fun equal
+    linearized_model and central differences of the numpy package; a parameter's gradient too."""
+    py, jx = packages("four_bar")
+    rng = np.random.default_rng(6)
+    x, u = rng.uniform(-1.0, 1.0, size=6), rng.normal(size=1)
+    A, B = jx.linearized_model(x, u)
+    close(jax.jacfwd(jx.xdot_fun)(x, u), np.asarray(A))
+    close(jax.jacrev(jx.xdot_fun)(x, u), np.asarray(A))
+    close(jax.jacrev(jx.xdot_fun, argnums=1)(x, u), np.asarray(B))
+    h = 1e-6
+    columns = [(py.multipliers_fun(x + h * e, u) - py.multipliers_fun(x - h * e, u)) / (2 * h) for e in np.eye(6)]
+    np.testing.assert_allclose(np.asarray(jax.jacrev(jx.multipliers_fun)(x, u)), np.array(columns).T, atol=1e-6)
+    grad = jax.grad(lambda mb: jnp.sum(jx.qddot_fun(x, u, mb=mb) ** 2))(2.0)
+    fd = (np.sum(py.qddot_fun(x, u, mb=2.0 + h) ** 2) - np.sum(py.qddot_fun(x, u, mb=2.0 - h) ** 2)) / (2 * h)
+    assert float(grad) != 0.0
+    np.testing.assert_allclose(float(grad), fd, rtol=1e-6)
+
+
 DT, STEPS = 0.01, 20
 
 
