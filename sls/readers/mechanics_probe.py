@@ -20,9 +20,9 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from sls.algebra.bounded import numeric_values
 from sls.algebra.calculus import diff
 from sls.errors import ModelError, brief
-from sls.algebra.bounded import numeric_values
 
 #: How many random points a probe evaluates.
 PROBE_POINTS = 3
