@@ -172,6 +172,11 @@ def test_sympys_quaternion_free_body_reads_with_fewer_speeds_than_coordinates(tm
         assert_close(package.xdot_fun(x, [Tz, Fz]), expected)
 
 
+#: The values of the parameters of sympy's disc cart (test_sub_qdot, test_non_central_inertia), in the order R, M,
+#: g, e, f, theta, a, b, mA, mB, IA, J, K, IA22, IA23, IA33, Q1, Q2, Q3.
+CART_VALUES = (0.3, 2.0, 9.81, 0.2, 0.4, 0.3, 0.1, 0.25, 1.0, 0.5, 0.2, 0.05, 0.03, 0.3, 0.01, 0.4, 0.1, 0.2, 0.3)
+
+
 def test_sympys_sub_qdot_disc_cart_reads_with_fewer_speeds_than_coordinates(generate_package):
     """sympy's test_sub_qdot (Kane 1985, exercises 8.12 and 8.17): three coordinates (the tilt and the wheels'
     angles), two speeds, the wheels' rates from rolling as kinematic equations, an auxiliary speed."""
@@ -208,27 +213,7 @@ def test_sympys_sub_qdot_disc_cart_reads_with_fewer_speeds_than_coordinates(gene
     rbC = RigidBody("rbC", pC_star, C, mB, (inertia(C, K, K, J), pC_star))
     km = KanesMethod(F, [q1, q2, q3], [u1, u2], kd_eqs=kde, u_auxiliary=[u3])
     km.kanes_equations([rbA, rbB, rbC], [(pS_star, -M * g * F.x), (pQ, Q1 * A.x + Q2 * A.y + Q3 * A.z)])
-    params = {
-        R: 0.3,
-        M: 2.0,
-        g: 9.81,
-        e: 0.2,
-        f: 0.4,
-        theta: 0.3,
-        a: 0.1,
-        b: 0.25,
-        mA: 1.0,
-        mB: 0.5,
-        IA: 0.2,
-        J: 0.05,
-        K: 0.03,
-        IA22: 0.3,
-        IA23: 0.01,
-        IA33: 0.4,
-        Q1: 0.1,
-        Q2: 0.2,
-        Q3: 0.3,
-    }
+    params = dict(zip([R, M, g, e, f, theta, a, b, mA, mB, IA, J, K, IA22, IA23, IA33, Q1, Q2, Q3], CART_VALUES))
     model = sls.model_from_mechanics(km, params=params, name="sub_qdot")
     assert [s.name for s in model.state] == ["q1", "q2", "q3", "u1", "u2"] and len(model.kinematics) == 3
     package = generate_package(model)
@@ -522,27 +507,7 @@ def test_sympys_non_central_inertia_cart_reads_with_more_speeds_than_coordinates
         u_auxiliary=[u3],
     )
     km.kanes_equations([rbA, rbB, rbC], [(pS_star, -M * g * F.x), (pQ, Q1 * A.x + Q2 * A.y + Q3 * A.z)])
-    params = {
-        R: 0.3,
-        M: 2.0,
-        g: 9.81,
-        e: 0.2,
-        f: 0.4,
-        theta: 0.3,
-        a: 0.1,
-        b: 0.25,
-        mA: 1.0,
-        mB: 0.5,
-        IA: 0.2,
-        J: 0.05,
-        K: 0.03,
-        IA22: 0.3,
-        IA23: 0.01,
-        IA33: 0.4,
-        Q1: 0.1,
-        Q2: 0.2,
-        Q3: 0.3,
-    }
+    params = dict(zip([R, M, g, e, f, theta, a, b, mA, mB, IA, J, K, IA22, IA23, IA33, Q1, Q2, Q3], CART_VALUES))
     model = sls.model_from_mechanics(km, params=params, name="non_central")
     assert [s.name for s in model.state] == ["q1", "q2", "q3", "q_u2", "u1", "u4", "u5", "u2"]
     assert len(model.velocity_constraints) == 2
