@@ -461,7 +461,7 @@ def inputs_note(model: Model) -> str:
     return "the joint motors alone; --base-wrench adds the base's body wrench"
 
 
-# Control commands (sls lqr, sls simulate) live in sls/cli_control.py.
+# Control commands (sls lqr, sls simulate) live in sls/cli/control.py, sls sweep in sls/cli/sweep.py.
 from sls.cli.control import register as _register_control  # noqa: E402
 
 _register_control(main)
