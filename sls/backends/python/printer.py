@@ -34,10 +34,54 @@ class _MinMax:
     MAX, MIN = "max", "min"
 
     def _print_Max(self, expr: sympy.Max) -> str:
-        return _nested_call(self, self.MAX, expr.args)
+        return nested_call(self, self.MAX, expr.args)
 
     def _print_Min(self, expr: sympy.Min) -> str:
-        return _nested_call(self, self.MIN, expr.args)
+        return nested_call(self, self.MIN, expr.args)
+
+
+class ArrayPrinting(_MinMax):
+    """What the printers of an array library share (the numpy target's batch path, the JAX target): the library's
+    functions written ``LIBRARY.*`` (``np.sin``, ``jnp.sin``) and marked, exact float literals, ``Max``/``Min`` as
+    nested ``maximum``/``minimum``, ``Heaviside`` as the library's ``heaviside`` and ``Piecewise`` as nested
+    ``where`` (every branch evaluated, the condition picks per entry). A subclass names the library (``LIBRARY``,
+    the alias; ``MODULE``, its module as sympy's printer writes it) and comes before sympy's printer class."""
+
+    LIBRARY, MODULE = "np", "numpy"
+
+    @property
+    def MAX(self) -> str:  # type: ignore[override]
+        return f"{self.LIBRARY}.maximum"
+
+    @property
+    def MIN(self) -> str:  # type: ignore[override]
+        return f"{self.LIBRARY}.minimum"
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return mark_name(super()._print_Symbol(expr))  # type: ignore[misc]
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        text = super()._module_format(fqn, register)  # type: ignore[misc]
+        prefix = self.MODULE + "."
+        return mark_library(self.LIBRARY + "." + text[len(prefix) :] if text.startswith(prefix) else text)
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))
+
+    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
+        at_zero = float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"{mark_library(self.LIBRARY + '.heaviside')}({self._print(expr.args[0])}, {at_zero})"  # type: ignore[attr-defined]
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        # Nested where: every branch is evaluated on the whole batch, the condition picks per entry.
+        text = mark_library(self.LIBRARY + ".nan")
+        where = mark_library(self.LIBRARY + ".where")
+        for value, condition in reversed(expr.args):
+            if condition == sympy.true:
+                text = self._print(value)  # type: ignore[attr-defined]
+            else:
+                text = f"{where}({self._print(condition)}, {self._print(value)}, {text})"  # type: ignore[attr-defined]
+        return text
 
 
 class ScalarPrinter(_MinMax, PythonCodePrinter):
@@ -65,7 +109,7 @@ class ScalarPrinter(_MinMax, PythonCodePrinter):
     def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
         # H(a) = 1 for a > 0, 0 for a < 0 and H0 (sympy's default 1/2) at a = 0: a float in every case.
         arg = self.parenthesize(expr.args[0], PRECEDENCE["Relational"], strict=True)
-        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
+        at_zero = float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
         return f"(1.0 if {arg} > 0.0 else 0.0 if {arg} < 0.0 else {at_zero})"
 
     def expression(self, expr: sympy.Expr) -> str:
@@ -73,51 +117,25 @@ class ScalarPrinter(_MinMax, PythonCodePrinter):
         return strip_parens(self.doprint(expr))
 
 
-class BatchPrinter(_MinMax, NumPyPrinter):
+class BatchPrinter(ArrayPrinting, NumPyPrinter):
     """Prints expressions for numpy arrays (``np.sin``, exact float literals)."""
-
-    MAX, MIN = "np.maximum", "np.minimum"
 
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
-
-    def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return mark_name(super()._print_Symbol(expr))
-
-    def _module_format(self, fqn: str, register: bool = True) -> str:
-        text = super()._module_format(fqn, register)
-        return mark_library("np." + text[len("numpy.") :] if text.startswith("numpy.") else text)
-
-    def _print_Float(self, expr: sympy.Float) -> str:
-        return repr(float(expr))
 
     def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
         # Arrays are float64, so integer powers need no float workaround.
         return self._hprint_Pow(expr, rational=rational, sqrt="np.sqrt")
 
-    def _print_Heaviside(self, expr: sympy.Heaviside) -> str:
-        at_zero = _float_text(self, expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"{mark_library('np.heaviside')}({self._print(expr.args[0])}, {at_zero})"
 
-    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
-        # Nested np.where: every branch is evaluated on the whole batch, the condition picks per entry.
-        text = mark_library("np.nan")
-        for value, condition in reversed(expr.args):
-            if condition == sympy.true:
-                text = self._print(value)
-            else:
-                text = f"{mark_library('np.where')}({self._print(condition)}, {self._print(value)}, {text})"
-        return text
-
-
-def _float_text(printer: Any, value: sympy.Expr) -> str:
+def float_text(printer: Any, value: sympy.Expr) -> str:
     """``value`` printed as a float where it is a number (so Python arithmetic stays in floats)."""
     return repr(float(value)) if value.is_Number else printer._print(value)
 
 
-def _nested_call(printer: Any, name: str, args: tuple) -> str:
+def nested_call(printer: Any, name: str, args: tuple) -> str:
     """``name(a, name(b, c))`` for a Max/Min of any number of arguments; numbers print as floats."""
-    texts = [_float_text(printer, a) for a in args]
+    texts = [float_text(printer, a) for a in args]
     text = texts[-1]
     for item in reversed(texts[:-1]):
         text = f"{mark_library(name)}({item}, {text})"
