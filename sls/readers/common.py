@@ -1,22 +1,38 @@
 """What the readers share: reading a model file's text, converting a loads table component by component,
-and the one-line answer to an unknown key."""
+the one-line answer to an unknown key, and a robot file's model built and named (:func:`robot_model`,
+:func:`joint_torques`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import sympy
 
-from sls.errors import ModelError, ModelFileError, ModelTypeError
-from sls.model import Model, check_value, closest, did_you_mean, unknown_key
+from sls.algebra.expressions import symbol
+from sls.errors import ModelError, ModelFileError, ModelTypeError, SlsError
+from sls.model import Model, build_model, check_value, closest, did_you_mean, unknown_key
 from sls.model.entries import as_list
 
 
 class ModelFileWarning(UserWarning):
     """A warning about a model file that was still read (MuJoCo's compiler, xacro): the command line prints it as
     one ``warning:`` line."""
+
+
+def robot_model(filename: str, **fields: object) -> Model:
+    """``build_model(**fields)`` for a robot file (URDF, MJCF); a refusal is one line naming the file."""
+    try:
+        return build_model(**fields)  # type: ignore[arg-type]
+    except SlsError as exc:
+        raise ModelFileError(f"{filename}: {exc}") from None
+
+
+def joint_torques(model: Model, inputs: Sequence[str]) -> Model:
+    """``model`` with one torque per speed (``B_u = I``) named after its joint (``inputs``), not ``u1 … un``."""
+    torques = tuple(symbol(name) for name in inputs)
+    return replace(model, inputs=torques, forces=torques)
 
 
 def read_model_text(path: Path) -> str:

@@ -11,12 +11,12 @@ from typing import Any
 import sympy
 
 from sls.algebra.expressions import symbol
-from sls.errors import ModelFileError, SlsError
-from sls.model import Model, build_model
+from sls.errors import ModelFileError
+from sls.model import Model
 from sls.model.entries import symbols_in
 from sls.model.free_flyer import joint_rates
 from sls.model.tree import MOVABLE_TYPES
-from sls.readers.common import check_table_keys, with_param_table
+from sls.readers.common import check_table_keys, joint_torques, robot_model, with_param_table
 from sls.readers.mjcf.actuators import actuator_forces, number
 from sls.readers.mjcf.checks import (
     DISABLE_CONSTRAINT,
@@ -104,26 +104,23 @@ def load_mjcf(
     V = V + springs
     robot = replace(robot, springs=springs)
     rates = [r for s in slots for r in joint_rates(s.kind, *symbols[s.joint.name])] if robot.quaternions else None
-    try:
-        model = build_model(
-            kinematics=rates,
-            state=names,
-            T=T,
-            V=V,
-            fric=fric,
-            params=params,
-            inputs=inputs if m.nu or robot.bases else None,
-            forces=forces if m.nu or robot.bases else None,
-            name=name or model_name(robot.name) or path.stem,
-            source=source or f"MJCF file {path.name}",
-            tree=robot,
-            constraints=_equalities(m, robot, joint_q) or None,
-        )
-    except SlsError as exc:
-        raise ModelFileError(f"{filename}: {exc}") from None
+    model = robot_model(
+        filename,
+        kinematics=rates,
+        state=names,
+        T=T,
+        V=V,
+        fric=fric,
+        params=params,
+        inputs=inputs if m.nu or robot.bases else None,
+        forces=forces if m.nu or robot.bases else None,
+        name=name or model_name(robot.name) or path.stem,
+        source=source or f"MJCF file {path.name}",
+        tree=robot,
+        constraints=_equalities(m, robot, joint_q) or None,
+    )
     if not m.nu and not robot.bases:  # one torque per speed (B_u = I), named after its joint, not u1 … un
-        joint_inputs = tuple(symbol(s) for s in inputs)
-        model = replace(model, inputs=joint_inputs, forces=joint_inputs)
+        model = joint_torques(model, inputs)
     return model
 
 

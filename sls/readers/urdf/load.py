@@ -9,10 +9,17 @@ from pathlib import Path
 
 from sls.algebra.expressions import symbol
 from sls.errors import ModelFileError, SlsError
-from sls.model import Model, build_model, check_value, did_you_mean
+from sls.model import Model, check_value, did_you_mean
 from sls.model.free_flyer import free_flyer_rates
 from sls.model.tree import Robot
-from sls.readers.common import check_table_keys, read_model_text, with_param_table, with_params
+from sls.readers.common import (
+    check_table_keys,
+    joint_torques,
+    read_model_text,
+    robot_model,
+    with_param_table,
+    with_params,
+)
 from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.contacts import contact_defaults, contact_places, contact_specs
 from sls.readers.urdf.document import xml_root
@@ -172,22 +179,20 @@ def _robot_model(
     actuated = not robot.bases and drive is None
     free, joints = split_names(robot, names)
     rates = free_flyer_rates(*free) + joints[1] if robot.free is not None else None
-    try:
-        model = build_model(
-            kinematics=rates,
-            state=names,
-            T=T,
-            V=V,
-            fric=fric,
-            params=params,
-            inputs=None if actuated else inputs,
-            forces=None if actuated else forces,
-            name=name or model_name(robot.name) or path.name.split(".")[0],
-            source=source or f"URDF file {path.name}",
-            tree=robot,
-        )
-    except SlsError as exc:
-        raise ModelFileError(f"{filename}: {exc}") from None
+    model = robot_model(
+        filename,
+        kinematics=rates,
+        state=names,
+        T=T,
+        V=V,
+        fric=fric,
+        params=params,
+        inputs=None if actuated else inputs,
+        forces=None if actuated else forces,
+        name=name or model_name(robot.name) or path.name.split(".")[0],
+        source=source or f"URDF file {path.name}",
+        tree=robot,
+    )
     if frames is not None:
         model = replace(model, frames=frame_names(frames, robot, text, filename))
     if contact_at is not None and contacts is None:
@@ -211,8 +216,7 @@ def _robot_model(
             stabilization=stabilization,
         )
     if actuated:  # one torque per coordinate (B_u = I), named after its joint rather than u1 … un
-        joint_inputs = tuple(symbol(s) for s in inputs)
-        model = replace(model, inputs=joint_inputs, forces=joint_inputs)
+        model = joint_torques(model, inputs)
     return model
 
 
