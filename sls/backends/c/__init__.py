@@ -313,7 +313,7 @@ class CBackend(Backend):
         if solved:
             text = render.tidy(
                 env.get_template("constrained.c.j2").render(
-                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, kernel)
+                    ctx=ctx, functions=solved, solve=solve_context(model, chosen, kernel, code.get("qdot_jac_fun"))
                 )
             )
             files[f"c/{prefix}_constrained.c"] = text

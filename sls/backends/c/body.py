@@ -229,50 +229,75 @@ def solve_body(
         statements += [*program.late, *([] if rows else program.tail)]
     if kind == functions.ACCELERATIONS:
         return statements + _fill("out", program.results["qddot"])
-    if rows and program.ldl is not None:
-        J, B_u = program.values["residual_jac"], program.values["B_u"]
-        if base is None:
-            rhs = [
-                _unsigned_zero(J[a * 2 * n + col] if col < 2 * n else B_u[a * m + col - 2 * n])
-                for a in range(n)
-                for col in range(2 * n + m)
-            ]
-        else:  # ∂r/∂x over the tangent columns: [∂r/∂q S, ∂r/∂v]
-            n_x = base.n_q + n
-            rhs = [
-                value
-                for a in range(n)
-                for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base) + B_u[a * m : (a + 1) * m]
-            ]
-            statements += tangent.basis_lets(base)
-        factor = program.ldl
-        pattern = tuple(factor.nonzero()) if factor.leaves_first else None
-        places = pattern if pattern is not None else [(i, j) for i in range(n) for j in range(i)]
-        solve = SolveRows(
-            f"{prefix}_solve_rows",
-            n,
-            m,
-            tuple(expr_of(factor.lower[key]) for key in places),
-            tuple(expr_of(r) for r in factor.reciprocal),
-            pattern,
-        )
-        statements += _in_order_of(statements, _rows_stores(rhs, n, m))
-        upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
-        if base is not None:
-            upper_A = tangent.kinematic_rows(base)
-        upper = [CallArray(rates_jacobian, "A")] if rates_jacobian else _fill("A", upper_A)
-        return statements + upper + _fill("B", [0.0] * (n * m)) + [solve]
+    if rows:
+        return statements + _rows_linearization(statements, program, n, m, prefix, rates_jacobian, base)
+    return statements + _unrolled_linearization(program, n, m, rates_jacobian, base)
+
+
+def _rows_linearization(
+    earlier: list[Statement],
+    program: lowering.SolveProgram,
+    n: int,
+    m: int,
+    prefix: str,
+    rates_jacobian: str,
+    base: FreeFlyer | None,
+) -> list[Statement]:
+    """A phased ``linearized_model``'s last statements after ``earlier``: the right-hand sides ``∂r/∂x`` (over the
+    tangent columns for a quaternion ``base``) and ``B_u`` into the workspace, ``A``'s upper rows and ``B``'s zeros,
+    then the :class:`SolveRows` loops with the tree's factor."""
+    factor = program.ldl
+    assert factor is not None  # solve_body checked it
+    J, B_u = program.values["residual_jac"], program.values["B_u"]
+    statements: list[Statement] = []
+    if base is None:
+        rhs = [
+            _unsigned_zero(J[a * 2 * n + col] if col < 2 * n else B_u[a * m + col - 2 * n])
+            for a in range(n)
+            for col in range(2 * n + m)
+        ]
+    else:  # ∂r/∂x over the tangent columns: [∂r/∂q S, ∂r/∂v]
+        n_x = base.n_q + n
+        rhs = [
+            value
+            for a in range(n)
+            for value in tangent.tangent_row(J[a * n_x : (a + 1) * n_x], base) + B_u[a * m : (a + 1) * m]
+        ]
+        statements += tangent.basis_lets(base)
+    pattern = tuple(factor.nonzero()) if factor.leaves_first else None
+    places = pattern if pattern is not None else [(i, j) for i in range(n) for j in range(i)]
+    solve = SolveRows(
+        f"{prefix}_solve_rows",
+        n,
+        m,
+        tuple(expr_of(factor.lower[key]) for key in places),
+        tuple(expr_of(r) for r in factor.reciprocal),
+        pattern,
+    )
+    statements += _in_order_of([*earlier, *statements], _rows_stores(rhs, n, m))
+    upper_A: list[Value] = [(1.0 if col == n + a else 0.0) for a in range(n) for col in range(2 * n)]
+    if base is not None:
+        upper_A = tangent.kinematic_rows(base)
+    upper = [CallArray(rates_jacobian, "A")] if rates_jacobian else _fill("A", upper_A)
+    return statements + upper + _fill("B", [0.0] * (n * m)) + [solve]
+
+
+def _unrolled_linearization(
+    program: lowering.SolveProgram, n: int, m: int, rates_jacobian: str, base: FreeFlyer | None
+) -> list[Statement]:
+    """``linearized_model``'s stores of the unrolled solve's rows of ``A`` and ``B`` (``A``'s upper rows ``[0 I]``,
+    the kinematics' Jacobian ``rates_jacobian``, or a quaternion ``base``'s tangent rows)."""
     A_rows, B_rows = program.results["A"], program.results["B"]
     B = [0.0 if a < n else B_rows[a - n][j] for a in range(2 * n) for j in range(m)]
     if base is not None:  # the solved rows over the tangent columns: [∂v̇/∂q S, ∂v̇/∂v]
         lower = [value for row in A_rows for value in tangent.tangent_row(row, base)]
         A_tangent = tangent.kinematic_rows(base) + lower
-        return statements + tangent.basis_lets(base) + _fill("A", A_tangent) + _fill("B", B)
+        return tangent.basis_lets(base) + _fill("A", A_tangent) + _fill("B", B)
     if rates_jacobian:
         lower_A = [A_rows[a][col] for a in range(n) for col in range(2 * n)]
-        return statements + _fill_after(CallArray(rates_jacobian, "A"), lower_A, 2 * n * n) + _fill("B", B)
+        return _fill_after(CallArray(rates_jacobian, "A"), lower_A, 2 * n * n) + _fill("B", B)
     A = [(1.0 if col == n + a else 0.0) if a < n else A_rows[a - n][col] for a in range(2 * n) for col in range(2 * n)]
-    return statements + _fill("A", A) + _fill("B", B)
+    return _fill("A", A) + _fill("B", B)
 
 
 def _rows_stores(rhs: Sequence[Value], n: int, m: int) -> list[Statement]:

@@ -15,7 +15,11 @@ A constrained model (holonomic constraints, velocity constraints, a robot's cont
 * ``linearized_model`` and ``contact_forces_jac_fun`` differentiate both equations as the Python target does:
   ``[M −Aᵀ; A 0] [∂q̈; ∂λ] = −constrained_residual_jac_fun(x, u, q̈, λ)`` (and ``[B_u; 0]`` for the inputs) with the
   factors of the solve (``linearized_model``'s upper rows: ``[0, I]``, ``qdot_jac_fun``, or a quaternion base's
-  tangent space; the contacts' derivatives in the same tangent space).
+  tangent space; the contacts' derivatives in the same tangent space);
+* where the structure allows (:mod:`sls.backends.c.unrolled`), the solve is straight-line code on the entries of the
+  factors of ``M`` and ``S = A M⁻¹ Aᵀ`` that are not zero at every state, and the derivatives' columns are solved
+  with the same factors by straight-line code in a loop over the columns that the compiler vectorizes; the loops
+  above take the states where a pivot of ``M`` is too small.
 
 Return codes: ``<PREFIX>_NOT_POSITIVE_DEFINITE`` where ``M + AᵀWA`` is not positive definite,
 :data:`DEPENDENT` where ``S`` is not (the constraints are dependent there).
@@ -27,6 +31,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from sls import functions
+from sls.backends.c.unrolled import unrolled_solve
 from sls.lowering import terms as lowered_terms
 from sls.lowering.terms import TERMS, TERMS_NAME
 
@@ -74,14 +79,21 @@ def terms_function(dynamics: Any, paths: list) -> CFunction:
     return CFunction(TERMS_NAME, statements, [Part(statements)])
 
 
-def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
+def solve_context(model: Model, chosen: tuple, terms: CFunction, rates: object = None) -> dict:
     """What ``templates/c/constrained.c.j2`` needs besides the model's context: each solved function's role (its
     :attr:`~sls.functions.Function.solve`, or ``"multipliers"``: it writes the last multipliers, as many as its
     output holds), whether the package linearizes, the kind of state, and the unrolled solve
-    (:func:`unrolled_solve`, on the structure of ``M`` and ``A`` in the fused kernel's code ``terms``)."""
+    (:func:`sls.backends.c.unrolled.unrolled_solve`, on the structure of ``M`` and ``A`` in the fused kernel's code
+    ``terms``), and the entries of ``S(q) = ∂q̇/∂v`` that are not zero at every state (``(row, column)`` pairs, from
+    ``qdot_jac_fun``'s code ``rates``; empty without it)."""
     n, k = model.n, model.k
     stored = stored_pattern(terms)
+    n_x = model.n_q + n
+    speeds = sorted(divmod(i, n_x) for i in stored_pattern(rates)) if rates is not None else []
     tree = getattr(model, "tree", None)
+    free_flyer = tree is not None and tree.free is not None
+    if free_flyer and not speeds and any(f.name == "qdot_jac_fun" for f in chosen):
+        raise RuntimeError("sls: qdot_jac_fun's C code stores no entry: cannot map a quaternion base's derivatives")
     return {
         "dependent": DEPENDENT,
         # a solve's kind, else what the multipliers give: all of them, or the contacts' (an output sized by "c")
@@ -90,7 +102,8 @@ def solve_context(model: Model, chosen: tuple, terms: CFunction) -> dict:
         "contact_derivatives": any(_role(f) == "contact_derivatives" for f in chosen if f.numeric),
         "differentiates": any(functions.differentiates(f) for f in chosen),
         "speeds": getattr(model, "kinematics", None) is not None,
-        "free_flyer": tree is not None and tree.free is not None,
+        "free_flyer": free_flyer,
+        "rates": [(j, column - model.n_q) for j, column in speeds if column >= model.n_q],
         "unrolled": unrolled_solve(
             n,
             k,
@@ -159,13 +172,6 @@ def numeric_spec(function: functions.Function, model: Model) -> CSpec:
     )
 
 
-#: Largest unrolled solve (multiply-adds) written as straight-line code; beyond, the loops alone.
-UNROLL_LIMIT = 20000
-#: The unrolled solve factors M alone: a pivot below this fraction of its diagonal entry (M singular or nearly, as
-#: a unit quaternion's attitude makes it) hands the state to the augmented solve of the loops.
-PIVOT = 1e-6
-
-
 def stored_pattern(code: object) -> set[int]:
     """The entries of an array function's ``out`` its C code stores a value into that is not a zero literal
     (the others are zero at every state): indices into the row-major output."""
@@ -182,92 +188,3 @@ def stored_pattern(code: object) -> set[int]:
             if not zero:
                 result.add(statement.index)
     return result
-
-
-def unrolled_solve(n: int, k: int, mass: set[int], jacobian: set[int]) -> list[str] | None:
-    """The constrained solve as straight-line C on the structure of ``M`` (``mass``: its stored entries, row-major
-    n × n) and ``A`` (``jacobian``: k × n), or ``None`` when it would be longer than :data:`UNROLL_LIMIT`: the speeds
-    reversed (a tree's leaves first: little fill-in), ``M = L Lᵀ``, ``X = L⁻¹ [f, Aᵀ]``, ``S = X_Aᵀ X_A = L_S L_Sᵀ``,
-    ``λ = S⁻¹ (g − X_Aᵀ X_f)``, ``q̈ = L⁻ᵀ (X_f + X_A λ)``, on the entries that are not zero at every state only.
-
-    The textbook Schur complement on ``M``: the same ``q̈`` and ``λ`` as the augmented solve of the loops (the Python
-    target's, ``M + AᵀWA``) where ``M`` is positive definite; where a pivot is below :data:`PIVOT` of its diagonal
-    entry it returns ``-1`` and the caller solves with the loops. Reads ``M`` (n × n), ``A`` (k × n), ``f`` (n),
-    ``g`` (k); writes ``qddot`` (n) and ``lam`` (k)."""
-
-    def rev(a: int) -> int:
-        return n - 1 - a
-
-    rows = [sorted(rev(a) for a in range(n) if c * n + a in jacobian) for c in range(k)]
-    pattern = {(i, i) for i in range(n)}
-    for index in mass:
-        i, j = rev(index // n), rev(index % n)
-        pattern.add((max(i, j), min(i, j)))
-    for j in range(n):  # the fill of L
-        below = [i for i in range(j + 1, n) if (i, j) in pattern]
-        pattern.update((p, q) for p in below for q in below if p > q)
-    lower = {i: [j for j in range(i) if (i, j) in pattern] for i in range(n)}
-    upper = {j: [i for i in range(j + 1, n) if (i, j) in pattern] for j in range(n)}
-
-    def ma(i: int, j: int) -> str:
-        a, b = rev(i), rev(j)
-        return f"M[{a * n + b}]" if (a * n + b in mass or b * n + a in mass) else "0.0"
-
-    def minus(start: str, products: list[str]) -> str:
-        return start + "".join(f" - {p}" for p in products)
-
-    lines: list[str] = []
-    for j in range(n):  # L L' = M (reversed)
-        products = [f"L{j}_{q}*L{j}_{q}" for q in lower[j]]
-        lines.append(f"const double d{j} = {minus(ma(j, j), products)};")
-        lines.append(f"if (!(d{j} > {PIVOT!r}*fabs({ma(j, j)}))) return -1;")
-        lines.append(f"const double r{j} = 1.0/sqrt(d{j});")
-        for i in upper[j]:
-            products = [f"L{i}_{q}*L{j}_{q}" for q in lower[j] if (i, q) in pattern]
-            lines.append(f"const double L{i}_{j} = ({minus(ma(i, j), products)})*r{j};")
-    vectors: list[list[int]] = []
-    for c in range(-1, k):  # X = L^-1 [f, A'] (c = -1: f)
-        nonzero: list[int] = []
-        for i in range(n):
-            if c < 0:
-                start = f"f[{rev(i)}]"
-            else:
-                start = f"A[{c * n + rev(i)}]" if i in rows[c] else "0.0"
-            products = [f"L{i}_{q}*X{c + 1}_{q}" for q in lower[i] if q in nonzero]
-            if start == "0.0" and not products:
-                continue
-            nonzero.append(i)
-            lines.append(f"const double X{c + 1}_{i} = ({minus(start, products)})*r{i};")
-        vectors.append(nonzero)
-    common = {(c, d): sorted(set(vectors[c + 1]) & set(vectors[d + 1])) for c in range(k) for d in range(c + 1)}
-    for c in range(k):  # S = X_A' X_A, s = g - X_A' X_f
-        products = [f"X{c + 1}_{i}*X0_{i}" for i in vectors[c + 1] if i in vectors[0]]
-        lines.append(f"const double s{c} = {minus(f'g[{c}]', products)};")
-        for d in range(c + 1):
-            terms = [f"X{c + 1}_{i}*X{d + 1}_{i}" for i in common[c, d]]
-            lines.append(f"const double S{c}_{d} = {' + '.join(terms) or '0.0'};")
-    for j in range(k):  # S = LS LS'
-        products = [f"LS{j}_{q}*LS{j}_{q}" for q in range(j)]
-        lines.append(f"const double e{j} = {minus(f'S{j}_{j}', products)};")
-        lines.append(f"if (!(e{j} > 1e-13*fabs(S{j}_{j}))) return -1;")
-        lines.append(f"const double rs{j} = 1.0/sqrt(e{j});")
-        for i in range(j + 1, k):
-            products = [f"LS{i}_{q}*LS{j}_{q}" for q in range(j)]
-            lines.append(f"const double LS{i}_{j} = ({minus(f'S{i}_{j}', products)})*rs{j};")
-    for j in range(k):
-        products = [f"LS{j}_{q}*z{q}" for q in range(j)]
-        lines.append(f"const double z{j} = ({minus(f's{j}', products)})*rs{j};")
-    for j in reversed(range(k)):
-        products = [f"LS{i}_{j}*lam{i}" for i in range(j + 1, k)]
-        lines.append(f"const double lam{j} = ({minus(f'z{j}', products)})*rs{j};")
-        lines.append(f"lam[{j}] = lam{j};")
-    for i in reversed(range(n)):  # qddot = L'^-1 (X_f + X_A lam)
-        start = " + ".join(
-            [f"X0_{i}"] * (i in vectors[0]) + [f"X{c + 1}_{i}*lam{c}" for c in range(k) if i in vectors[c + 1]]
-        )
-        products = [f"L{q}_{i}*y{q}" for q in upper[i]]
-        lines.append(f"const double y{i} = ({minus(start or '0.0', products)})*r{i};")
-        lines.append(f"qddot[{rev(i)}] = y{i};")
-    if sum(line.count("*") for line in lines) > UNROLL_LIMIT:
-        return None
-    return lines
