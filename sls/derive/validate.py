@@ -122,8 +122,6 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
     """
     model = dynamics.model
     n = model.n
-    rng = np.random.default_rng(20241121)
-    low, high = model.sample_box()
     k = model.k if model.constrained else 0
     # a generation of fewer functions may not derive A (--functions M_fun of a robot with equality constraints):
     # M is then checked alone, and a singular M is left to the functions that solve with it
@@ -133,24 +131,13 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
         : k * n
     ]
     evaluate = _sampler(dynamics, entries)
-    failed, usable = None, 0
-    for _ in range(samples):
-        state = unit_quaternions(model, rng.uniform(low, high))
-        values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
-        try:
-            with np.errstate(all="ignore"):
-                flat = _real(evaluate(state.tolist(), values))
-        except (ZeroDivisionError, ValueError, OverflowError) as exc:
-            failed = failed or (state, type(exc).__name__)
-            continue  # a sample on a coordinate singularity says nothing; others will
-        if not np.all(np.isfinite(flat)):
-            failed = failed or (state, "not finite")
-            continue
+    failed: list = []
+    usable = 0
+    for state, values, flat in _samples(model, evaluate, samples, failed):
         usable += 1
         M, A = flat[: n * n].reshape(n, n), flat[n * n :].reshape(k, n)
-        where = _where(model, state)
         if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
-            raise ModelError(f"the mass matrix M is not symmetric at {where}")
+            raise ModelError(f"the mass matrix M is not symmetric at {_where(model, state)}")
         eigenvalues = np.linalg.eigvalsh(M)
         scale = max(abs(eigenvalues[-1]), 1e-300)
         if eigenvalues[0] > CONDITION_FLOOR * scale:
@@ -160,34 +147,68 @@ def check_mass_matrix(dynamics: Dynamics, samples: int = SAMPLES) -> None:
             continue  # singular M, but not on the motions the constraints allow
         if singular and unknown_A:
             continue
-        kind = "singular" if singular else "indefinite"
-        constrained = (
-            " and the constraints do not make up for it (M is singular on the velocities A qdot = 0 allows, "
-            "so M + A'A is singular too)"
-            if singular and k
-            else ""
-        )
-        culprit = (
-            "the links' masses and inertias"
-            if model.tree is not None
-            else "T (every velocity must carry kinetic energy)"
-        )
-        energy = "no" if singular else "negative"
-        raise ModelError(
-            f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {where}{constrained} "
-            f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}; "
-            f"a velocity of {_moving(model, _weakest(M, A if singular and k else None))} "
-            f"carries {energy} kinetic energy); "
-            f"check {culprit} and the parameter values{_range_hint(model, _involved(evaluate, state, values, n))}"
-        )
+        weakest = _weakest(M, A if singular and k else None)
+        hint = _range_hint(model, _involved(evaluate, state, values, n))
+        raise _not_positive_definite(model, state, eigenvalues, singular, bool(k), weakest, hint)
     if not usable and failed:
-        state, why = failed
+        state, why = failed[0]
         raise ModelError(
             "the mass matrix M (or the constraint Jacobian) has no finite value "
             f"at any of the {samples} sampled states "
             f"(e.g. at {_where(model, state)}: {why}) with the default parameters; check the parameter values "
             f"(a mass or length too large for floating point?) and the model's domain{_range_hint(model)}"
         )
+
+
+def _samples(model: Model, evaluate: Callable, samples: int, failed: list) -> Iterator[tuple]:
+    """``(state, parameter values, entries)`` at ``samples`` states drawn from :meth:`Model.sample_box` (unit
+    quaternions, parameters without a default drawn from [0.5, 1.5]) where every entry is finite; the others are
+    appended to ``failed`` as ``(state, why)`` (a sample on a coordinate singularity says nothing; others will)."""
+    rng = np.random.default_rng(20241121)
+    low, high = model.sample_box()
+    for _ in range(samples):
+        state = unit_quaternions(model, rng.uniform(low, high))
+        values = [v if v is not None else float(rng.uniform(0.5, 1.5)) for v in model.params.values()]
+        try:
+            with np.errstate(all="ignore"):
+                flat = _real(evaluate(state.tolist(), values))
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            failed.append((state, type(exc).__name__))
+            continue
+        if not np.all(np.isfinite(flat)):
+            failed.append((state, "not finite"))
+            continue
+        yield state, values, flat
+
+
+def _not_positive_definite(
+    model: Model,
+    state: np.ndarray,
+    eigenvalues: np.ndarray,
+    singular: bool,
+    constrained: bool,
+    weakest: np.ndarray,
+    hint: str,
+) -> ModelError:
+    """The refusal of a mass matrix that is singular (``singular``) or indefinite at ``state``: its extreme
+    ``eigenvalues``, the motion ``weakest`` that carries no (or negative) kinetic energy, what to check."""
+    kind = "singular" if singular else "indefinite"
+    because = (
+        " and the constraints do not make up for it (M is singular on the velocities A qdot = 0 allows, "
+        "so M + A'A is singular too)"
+        if singular and constrained
+        else ""
+    )
+    culprit = (
+        "the links' masses and inertias" if model.tree is not None else "T (every velocity must carry kinetic energy)"
+    )
+    energy = "no" if singular else "negative"
+    return ModelError(
+        f"the mass matrix M = d2T/ddq2 is {kind}, not positive definite, at {_where(model, state)}{because} "
+        f"with the default parameters (smallest eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g}; "
+        f"a velocity of {_moving(model, weakest)} carries {energy} kinetic energy); "
+        f"check {culprit} and the parameter values{hint}"
+    )
 
 
 def _weakest(M: np.ndarray, A: np.ndarray | None) -> np.ndarray:
