@@ -34,33 +34,7 @@ class GraphPasses(GraphNodes):
         """
         order = self.reachable(roots)
         items = {n: list(self.args[n]) for n in order if self.kind[n] == ADD and len(self.args[n]) > 2}
-        pairs: list = []  # virtual nodes: pair k is ("pair", k) made of two items
-        while True:
-            counts: Counter = Counter()
-            uniques = {key: sorted(set(terms), key=repr) for key, terms in items.items()}
-            for unique in uniques.values():
-                counts.update(combinations(unique, 2))
-            best = [(pair, c) for pair, c in counts.most_common() if c >= 2]
-            if not best:
-                break
-            # the sums holding each repeated pair, in the order of ``items``: a sum only loses terms of the pairs
-            # counted here (the names it gains are new), so only these can hold a pair when its turn comes
-            holders: dict = {pair: [] for pair, _ in best}
-            for key, unique in uniques.items():
-                for pair in combinations(unique, 2):
-                    if pair in holders:
-                        holders[pair].append(key)
-            for (a, b), _ in best:
-                name = None
-                for key in holders[a, b]:
-                    terms = items[key]
-                    if len(terms) > 2 and a in terms and b in terms:
-                        if name is None:
-                            name = ("pair", len(pairs))
-                            pairs.append((a, b))
-                        terms.remove(a)
-                        terms.remove(b)
-                        terms.append(name)
+        pairs = merge_pairs(items)
         rebuilt: dict = {}
 
         def item(x: object) -> int:
@@ -255,3 +229,42 @@ class GraphPasses(GraphNodes):
     def operation_count(self, outputs: Iterable[int]) -> int:
         """Arithmetic operations evaluating ``outputs`` takes (an n-ary sum or product counts n − 1, a call 1)."""
         return sum(max(len(self.args[n]) - 1, 1) for n in self.reachable(outputs) if self.args[n])
+
+
+def merge_pairs(items: dict) -> list:
+    """Greedy pair merging for :meth:`GraphPasses.share_sums`: ``items`` (a sum's node → its terms, more than two)
+    rewritten in place, the pair of terms found in the most sums replaced by a virtual node ``("pair", k)`` while
+    some pair occurs in two sums or more; returns the pairs (``pairs[k]``: the two items pair ``k`` adds)."""
+    pairs: list = []
+    while True:
+        counts: Counter = Counter()
+        uniques = {key: sorted(set(terms), key=repr) for key, terms in items.items()}
+        for unique in uniques.values():
+            counts.update(combinations(unique, 2))
+        best = [(pair, c) for pair, c in counts.most_common() if c >= 2]
+        if not best:
+            return pairs
+        # the sums holding each repeated pair, in the order of ``items``: a sum only loses terms of the pairs
+        # counted here (the names it gains are new), so only these can hold a pair when its turn comes
+        holders: dict = {pair: [] for pair, _ in best}
+        for key, unique in uniques.items():
+            for pair in combinations(unique, 2):
+                if pair in holders:
+                    holders[pair].append(key)
+        for (a, b), _ in best:
+            _merge(items, holders[a, b], a, b, pairs)
+
+
+def _merge(items: dict, holders: list, a: object, b: object, pairs: list) -> None:
+    """The terms ``a`` and ``b`` replaced by one new pair in each of ``holders``' sums that still hold both and
+    more (the pair appended to ``pairs`` at its first use)."""
+    name = None
+    for key in holders:
+        terms = items[key]
+        if len(terms) > 2 and a in terms and b in terms:
+            if name is None:
+                name = ("pair", len(pairs))
+                pairs.append((a, b))
+            terms.remove(a)
+            terms.remove(b)
+            terms.append(name)

@@ -79,60 +79,9 @@ def load_forces(
     total = [sympy.Integer(0)] * n
     for i, load in enumerate(as_list(loads, "loads")):
         what = f"loads[{i}]"
-        if not isinstance(load, dict):
-            raise ModelTypeError(
-                f"{what}: expected a table (dict) with point and force, angle and torque, "
-                "or angular_velocity and torque"
-            )
-        keys = set(load)
-        kind = next((pair for pair in LOAD_KINDS if set(pair) == keys), None)
-        if kind is None:
-            known = [key for pair in LOAD_KINDS for key in pair]
-            stray = next((key for key in sorted(map(str, keys)) if key not in known and closest(key, known)), None)
-            if stray is not None:
-                raise ModelError(f"{what}: {unknown_key(stray, known)}")
-            raise ModelError(
-                f"{what}: expected the keys point and force, angle and torque, or angular_velocity and torque; "
-                f"got {', '.join(sorted(map(str, keys))) or 'none'}"
-            )
-        where, load_of = kind
-        if where == "angle":
-            position = (expression(load["angle"], f"{what}.angle"),)
-            amount = (expression(load["torque"], f"{what}.torque"),)
-        else:
-            position = tuple(
-                expression(e, f"{what}.{where}[{j}]") for j, e in enumerate(as_list(load[where], f"{what}.{where}"))
-            )
-            amount = tuple(
-                expression(e, f"{what}.{load_of}[{j}]")
-                for j, e in enumerate(as_list(load[load_of], f"{what}.{load_of}"))
-            )
-            sizes = (3,) if where == "angular_velocity" else (2, 3)
-            if len(position) not in sizes:
-                raise ModelError(
-                    f"{what}.{where}: expected {' or '.join(map(str, sizes))} components, got {len(position)}"
-                )
-            if len(amount) != len(position):
-                raise ModelError(
-                    f"{what}: {where} has {len(position)} components but {load_of} has {len(amount)}; give one per axis"
-                )
-        for j, e in enumerate(position):
-            label = f"{what}.{where}" + (f"[{j}]" if where != "angle" else "")
-            if e.free_symbols & set(inputs):
-                raise ModelError(
-                    f"{label}: depends on the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]}; "
-                    f"only the {load_of} may"
-                )
-            if where != "angular_velocity" and e.free_symbols & set(dq):
-                velocities = ", ".join(sorted(s.name for s in e.free_symbols & set(dq)))
-                raise ModelError(f"{label}: a load {where} depends on the coordinates q only; it contains {velocities}")
-        if actuated:
-            for e in amount:
-                if e.free_symbols & set(inputs):
-                    raise ModelError(
-                        f"{what}.{load_of}: uses the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]} "
-                        "of a model without an input map; declare inputs and forces to drive a load"
-                    )
+        where, load_of = _load_kind(load, what)
+        position, amount = _load_parts(load, what, where, load_of)
+        _check_load_symbols(position, amount, what, where, load_of, inputs, dq, actuated)
         if where == "angular_velocity":
             jac = [
                 [_velocity_coefficient(e, v, dq, f"{what}.angular_velocity[{j}]") for v in dq]
@@ -147,6 +96,72 @@ def load_forces(
             if term != 0:
                 total[k] = total[k] + term
     return tuple(total)
+
+
+def _load_kind(load: object, what: str) -> tuple[str, str]:
+    """``(where, what acts there)`` of a load table: ``("point", "force")``, ``("angle", "torque")`` or
+    ``("angular_velocity", "torque")`` (:data:`LOAD_KINDS`); a one-line refusal of anything else."""
+    if not isinstance(load, dict):
+        raise ModelTypeError(
+            f"{what}: expected a table (dict) with point and force, angle and torque, or angular_velocity and torque"
+        )
+    keys = set(load)
+    kind = next((pair for pair in LOAD_KINDS if set(pair) == keys), None)
+    if kind is None:
+        known = [key for pair in LOAD_KINDS for key in pair]
+        stray = next((key for key in sorted(map(str, keys)) if key not in known and closest(key, known)), None)
+        if stray is not None:
+            raise ModelError(f"{what}: {unknown_key(stray, known)}")
+        raise ModelError(
+            f"{what}: expected the keys point and force, angle and torque, or angular_velocity and torque; "
+            f"got {', '.join(sorted(map(str, keys))) or 'none'}"
+        )
+    return kind
+
+
+def _load_parts(load: dict, what: str, where: str, load_of: str) -> tuple[tuple, tuple]:
+    """The load's position (point, angle or angular velocity components) and amount (force or torque components)
+    as expressions, as many of each (2 or 3 for a point, 3 for an angular velocity, 1 for an angle)."""
+    if where == "angle":
+        return (expression(load["angle"], f"{what}.angle"),), (expression(load["torque"], f"{what}.torque"),)
+    position = tuple(
+        expression(e, f"{what}.{where}[{j}]") for j, e in enumerate(as_list(load[where], f"{what}.{where}"))
+    )
+    amount = tuple(
+        expression(e, f"{what}.{load_of}[{j}]") for j, e in enumerate(as_list(load[load_of], f"{what}.{load_of}"))
+    )
+    sizes = (3,) if where == "angular_velocity" else (2, 3)
+    if len(position) not in sizes:
+        raise ModelError(f"{what}.{where}: expected {' or '.join(map(str, sizes))} components, got {len(position)}")
+    if len(amount) != len(position):
+        raise ModelError(
+            f"{what}: {where} has {len(position)} components but {load_of} has {len(amount)}; give one per axis"
+        )
+    return position, amount
+
+
+def _check_load_symbols(
+    position: tuple, amount: tuple, what: str, where: str, load_of: str, inputs: tuple, dq: tuple, actuated: bool
+) -> None:
+    """Refuse a load position that uses an input (or, but for an angular velocity, a velocity), and an amount that
+    uses an input in a model with an input map (``actuated``: inputs drive the model through it)."""
+    for j, e in enumerate(position):
+        label = f"{what}.{where}" + (f"[{j}]" if where != "angle" else "")
+        if e.free_symbols & set(inputs):
+            raise ModelError(
+                f"{label}: depends on the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]}; "
+                f"only the {load_of} may"
+            )
+        if where != "angular_velocity" and e.free_symbols & set(dq):
+            velocities = ", ".join(sorted(s.name for s in e.free_symbols & set(dq)))
+            raise ModelError(f"{label}: a load {where} depends on the coordinates q only; it contains {velocities}")
+    if actuated:
+        for e in amount:
+            if e.free_symbols & set(inputs):
+                raise ModelError(
+                    f"{what}.{load_of}: uses the input {sorted(s.name for s in e.free_symbols & set(inputs))[0]} "
+                    "of a model without an input map; declare inputs and forces to drive a load"
+                )
 
 
 def _velocity_coefficient(expr: sympy.Expr, v: sympy.Symbol, dq: tuple, what: str) -> sympy.Expr:
