@@ -342,25 +342,29 @@ def left_inverse(S: tuple, q: Sequence[sympy.Symbol] = (), v: Sequence[sympy.Sym
             for a, r in enumerate(columns):
                 for b, k in enumerate(rows):
                     W[r][k] = inverse[a][b]
-            continue
-        solved: list = []  # forward substitution: x_C = L (y_R − Σ S[R, C_j] x_Cj) over the earlier blocks j
-        for part_rows, part_columns in parts:
-            inverse = _irreducible_inverse(sympy.Matrix([[S[k][r] for r in part_columns] for k in part_rows]), singular)
-            rest = {k: {k2: (ONE if k2 == k else ZERO) for k2 in rows} for k in part_rows}
-            for _earlier_rows, earlier_columns in solved:
-                for k in part_rows:
-                    for r in earlier_columns:
-                        if S[k][r] != 0:
-                            for k2 in rows:
-                                if W[r][k2] != 0:
-                                    rest[k][k2] = rest[k][k2] - S[k][r] * W[r][k2]
-            for a, r in enumerate(part_columns):  # cancelled only: W serves the structure coefficients, settled
-                for k2 in rows:
-                    W[r][k2] = cancelled(
-                        sympy.Add(*(inverse[a][b] * rest[k][k2] for b, k in enumerate(part_rows) if inverse[a][b] != 0))
-                    )
-            solved.append((part_rows, part_columns))
+        else:
+            _substitute_forward(S, W, rows, parts, singular)
     return tuple(tuple(row) for row in W)
+
+
+def _substitute_forward(S: tuple, W: list, rows: Sequence[int], parts: list, singular: ModelError) -> None:
+    """The rows of ``W`` of a block-triangular block (``rows``, its irreducible ``parts`` in order) by forward
+    substitution: ``x_C = L (y_R − Σ S[R, C_j] x_Cj)`` over the earlier parts ``j`` (``L`` the part's inverse)."""
+    solved: list = []
+    for part_rows, part_columns in parts:
+        inverse = _irreducible_inverse(sympy.Matrix([[S[k][r] for r in part_columns] for k in part_rows]), singular)
+        rest = {k: {k2: (ONE if k2 == k else ZERO) for k2 in rows} for k in part_rows}
+        for k in part_rows:
+            for r in (r for earlier in solved for r in earlier if S[k][r] != 0):
+                for k2 in rows:
+                    if W[r][k2] != 0:
+                        rest[k][k2] = rest[k][k2] - S[k][r] * W[r][k2]
+        for a, r in enumerate(part_columns):  # cancelled only: W serves the structure coefficients, settled
+            for k2 in rows:
+                W[r][k2] = cancelled(
+                    sympy.Add(*(inverse[a][b] * rest[k][k2] for b, k in enumerate(part_rows) if inverse[a][b] != 0))
+                )
+        solved.append(part_columns)
 
 
 def square_inverse(block: sympy.Matrix) -> sympy.Matrix:
