@@ -64,7 +64,7 @@ def children_cpu() -> float:
 
 
 def timed_compiler(batches: list) -> object:
-    """A stand-in for :func:`sls.backends.c._run_compiler` that runs the same commands in parallel and appends
+    """A stand-in for :func:`sls.backends.c.build._run_compiler` that runs the same commands in parallel and appends
     to ``batches`` the CPU seconds of each (one list per call: the units, then the link); a failure is left to
     the real one (run again, for its error)."""
     from sls.backends import c as cbackend
@@ -111,7 +111,7 @@ def build(path: Path, orientation: str, target: str, folder: Path, label: str) -
     try:
         model = load_urdf(path, floating_base=label != "drone", base_orientation=orientation, name=name)
         start, cpu, children = time.perf_counter(), time.process_time(), children_cpu()
-        with mock.patch("sls.backends.c._run_compiler", timed_compiler(batches)):
+        with mock.patch("sls.backends.c.build._run_compiler", timed_compiler(batches)):
             sls.generate(model, folder / name, target=target, functions=FUNCTIONS)
         timings = {
             "generate_s": time.perf_counter() - start,

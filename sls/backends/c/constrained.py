@@ -85,14 +85,14 @@ def solve_context(model: Model, chosen: tuple, terms: CFunction, rates: object =
     output holds), whether the package linearizes, the kind of state, and the unrolled solve
     (:func:`sls.backends.c.unrolled.unrolled_solve`, on the structure of ``M`` and ``A`` in the fused kernel's code
     ``terms``), and the entries of ``S(q) = ∂q̇/∂v`` that are not zero at every state (``(row, column)`` pairs, from
-    ``qdot_jac_fun``'s code ``rates``; empty without it)."""
+    the code ``rates`` of the function they call, ``qdot_jac_fun``; empty without it)."""
     n, k = model.n, model.k
     stored = stored_pattern(terms)
     n_x = model.n_q + n
     speeds = sorted(divmod(i, n_x) for i in stored_pattern(rates)) if rates is not None else []
     tree = getattr(model, "tree", None)
     free_flyer = tree is not None and tree.free is not None
-    if free_flyer and not speeds and any(f.name == "qdot_jac_fun" for f in chosen):
+    if free_flyer and not speeds and rates is not None:
         raise RuntimeError("sls: qdot_jac_fun's C code stores no entry: cannot map a quaternion base's derivatives")
     return {
         "dependent": DEPENDENT,

@@ -26,6 +26,7 @@ from systems import SYSTEM_NAMES, systems
 import sls
 from sls.backends import c as cbackend
 from sls.backends.c import body as cbody
+from sls.backends.c import build as cbuild
 
 CC = os.environ.get("CC") or "cc"
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
@@ -298,7 +299,7 @@ def test_long_functions_in_parts_agree(tmp_path, monkeypatch):
 
 def _compiled_units(monkeypatch) -> list:
     """Record every compile command of the package's library: a list of ``{source: (flags, text)}``, one per build."""
-    builds, run = [], cbackend._run_compiler
+    builds, run = [], cbuild._run_compiler
 
     def recording(commands, folder):
         units = {}
@@ -310,7 +311,7 @@ def _compiled_units(monkeypatch) -> list:
             builds.append(units)
         run(commands, folder)
 
-    monkeypatch.setattr(cbackend, "_run_compiler", recording)
+    monkeypatch.setattr(cbuild, "_run_compiler", recording)
     return builds
 
 
