@@ -1,10 +1,11 @@
 """The JAX target (``--target jax``): every function equals the numpy target's (Python target) to 1e-12.
 
-Checked on every bundled example (the constrained four-bar among them), UR5 from its URDF with its frame functions,
-UR5 on a quaternion base, Panda and Solo-12 (standing on its feet: point contacts on a quaternion base) from
-example-robot-data, models with generalized speeds (constrained or not), a rolling disc (velocity constraints) and
-the reference systems on both derivation routes: one state, a batch with two leading axes, and parameters other
-than the defaults; plus the float32 switch and the package without jax.
+Checked on every bundled example (the constrained four-bar among them; UR5 with its frame functions), a flying
+pendulum on an Euler and on a quaternion base, Panda and Solo-12 (standing on its feet: point contacts on a
+quaternion base) from example-robot-data, models with generalized speeds (constrained or not), a rolling disc
+(velocity constraints) and the reference systems on both derivation routes: one state, a batch with two leading
+axes (Panda at one state; on its feet, Solo-12's functions the contacts leave as they are at one state), and
+parameters other than the defaults; plus the float32 switch and the package without jax.
 """
 
 from __future__ import annotations
