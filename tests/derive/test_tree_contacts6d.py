@@ -23,8 +23,23 @@ SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
 SAMPLES = 100
 
 
+#: The functions the tests below call (and what they need) on G1 and Solo-12 with flat feet; every function of a
+#: robot on its feet is generated in tests/derive/test_tree_contacts.py, G1's free base in test_free_flyer_tree.py
+#: (G1 with all of its functions took four times as long to generate).
+CALLED = (
+    "vdot_fun",
+    "xdot_fun",
+    "contact_forces_fun",
+    "contact_forces_jac_fun",
+    "input_matrix_fun",
+    "linearized_model",
+    "constraint_fun",
+    "constraint_jac_fun",
+)
+
+
 def generated(model: sls.Model, folder: Path):
-    sls.generate(model, folder / model.name)
+    sls.generate(model, folder / model.name, functions=CALLED)
     sys.path.insert(0, str(folder))
     try:
         return importlib.import_module(model.name)

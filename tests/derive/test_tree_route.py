@@ -58,13 +58,16 @@ def _package(model, folder: Path, christoffel_up_to: int, monkeypatch):
         sys.path.remove(str(folder))
 
 
-@pytest.fixture(params=list(CASES))
-def packages(request, tmp_path, monkeypatch):
-    """(package with C from ½ (Ṁ + J − Jᵀ), package with C from the Christoffel symbols) of one case."""
+@pytest.fixture(scope="module", params=list(CASES))
+def packages(request, tmp_path_factory):
+    """(package with C from ½ (Ṁ + J − Jᵀ), package with C from the Christoffel symbols) of one case, generated once
+    for the tests below (none of them changes a package)."""
     kind, source, floating = CASES[request.param]
-    tag = tmp_path.name.replace("-", "_")
-    new = _package(_model(kind, source, floating, tmp_path, f"cor_new_{tag}"), tmp_path, 0, monkeypatch)
-    old = _package(_model(kind, source, floating, tmp_path, f"cor_old_{tag}"), tmp_path, 10**6, monkeypatch)
+    folder = tmp_path_factory.mktemp("coriolis")
+    tag = folder.name.replace("-", "_")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        new = _package(_model(kind, source, floating, folder, f"cor_new_{tag}"), folder, 0, monkeypatch)
+        old = _package(_model(kind, source, floating, folder, f"cor_old_{tag}"), folder, 10**6, monkeypatch)
     return new, old
 
 

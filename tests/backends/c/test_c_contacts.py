@@ -23,14 +23,27 @@ pytestmark = pytest.mark.skipif(shutil.which(CC.split()[0]) is None, reason=f"no
 from pinocchio_peers import FEET, SOLO, SOLO_JOINTS, SOLO_STANDING, feet_places, random_state  # noqa: E402
 from pinocchio_peers import solo_on_feet as peer_contacts  # noqa: E402
 
+#: The solves compared below (with what they need): every function of the robot on its feet is compiled in
+#: test_lqr_brings_the_standing_robot_back_after_a_push; those the contacts leave as they are are compared with the
+#: Python target's on Solo-12's free base in test_c_quaternion.py.
+SOLVES = (
+    "vdot_fun",
+    "xdot_fun",
+    "multipliers_fun",
+    "contact_forces_fun",
+    "linearized_model",
+    "contact_forces_jac_fun",
+)
+
 
 @pytest.fixture(scope="module")
 def standing(tmp_path_factory):
-    """(C package, Python package) of Solo-12 on its four feet."""
+    """(C package, Python package) of Solo-12 on its four feet: the solves and input_matrix_fun."""
     folder = tmp_path_factory.mktemp("c_contacts")
     model = load_urdf(SOLO, floating_base=True, contacts=FEET, name="solo_on_feet")
-    sls.generate(model, folder / "c", target="c")
-    sls.generate(model, folder / "py")
+    functions = (*SOLVES, "input_matrix_fun")
+    sls.generate(model, folder / "c", target="c", functions=functions)
+    sls.generate(model, folder / "py", functions=functions)
     return import_package(folder / "c"), import_package(folder / "py")
 
 
@@ -57,14 +70,7 @@ def test_every_solve_equals_the_python_target(standing):
     rng = np.random.default_rng(14)
     states = np.array([random_state(peer, rng) for _ in range(6)])
     inputs = rng.normal(size=(6, c.N_INPUTS))
-    for name in (
-        "vdot_fun",
-        "xdot_fun",
-        "multipliers_fun",
-        "contact_forces_fun",
-        "linearized_model",
-        "contact_forces_jac_fun",
-    ):
+    for name in SOLVES:
         for x, u in [*zip(states, inputs), (states, inputs)]:
             want, got = getattr(py, name)(x, u), getattr(c, name)(x, u)
             for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
@@ -79,14 +85,15 @@ def test_a_flat_foot_beside_point_feet_equals_the_python_target(tmp_path):
     model = load_urdf(
         SOLO, floating_base=True, contacts=["FL_FOOT:6d", "FR_FOOT", "HL_FOOT", "HR_FOOT"], name="solo_mixed"
     )
-    sls.generate(model, tmp_path / "c", target="c")
-    sls.generate(model, tmp_path / "py")
+    solves = ("vdot_fun", "multipliers_fun", "contact_forces_fun")
+    sls.generate(model, tmp_path / "c", target="c", functions=solves)
+    sls.generate(model, tmp_path / "py", functions=solves)
     c, py = import_package(tmp_path / "c"), import_package(tmp_path / "py")
     peer, _, _ = peer_contacts()
     rng = np.random.default_rng(15)
     states = np.array([random_state(peer, rng) for _ in range(5)])
     inputs = rng.normal(size=(5, c.N_INPUTS))
-    for name in ("vdot_fun", "multipliers_fun", "contact_forces_fun"):
+    for name in solves:
         for x, u in [*zip(states, inputs), (states, inputs)]:
             want, got = getattr(py, name)(x, u), getattr(c, name)(x, u)
             assert got.shape == want.shape

@@ -8,6 +8,8 @@ simulated data by gradient descent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import import_package
@@ -19,18 +21,23 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 TOL = 1e-12
+#: The test robots' URDF files (tests/data).
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.fixture(scope="module")
 def packages(tmp_path_factory):
-    """``packages(name)`` → (numpy package, JAX package) of the bundled example ``name``."""
+    """``packages(name)`` → (numpy package, JAX package) of the bundled example ``name`` (or of the URDF file
+    ``tests/data/<name>.urdf``)."""
     cache = {}
 
     def get(name: str):
         if name not in cache:
             folder = tmp_path_factory.mktemp(f"jax-{name}")
-            sls.generate(load_example(name), folder / "py")
-            sls.generate(load_example(name), folder / "jx", target="jax")
+            urdf = DATA / f"{name}.urdf"
+            model = sls.load_urdf(urdf) if urdf.is_file() else load_example(name)
+            sls.generate(model, folder / "py")
+            sls.generate(model, folder / "jx", target="jax")
             cache[name] = import_package(folder / "py"), import_package(folder / "jx")
         return cache[name]
 
@@ -68,9 +75,12 @@ def test_jit_and_vmap_of_qddot_fun_and_linearized_model_agree(name, packages):
 
 
 def test_jacfwd_of_xdot_fun_is_linearized_model_and_grad_of_a_parameter_is_finite_differences(packages):
-    py, jx = packages("ur5")
+    """A robot arm from its URDF (the tree route, as UR5): two revolute joints on skewed axes and a prismatic one
+    (with UR5's six joints, the compiles of this test were half of this file's time)."""
+    py, jx = packages("spatial3")
+    assert jx.N_DOF == 3
     rng = np.random.default_rng(4)
-    x, u = rng.uniform(-1.0, 1.0, size=12), rng.normal(size=6)
+    x, u = rng.uniform(-1.0, 1.0, size=len(jx.STATE)), rng.normal(size=jx.N_INPUTS)
     A, B = jx.linearized_model(x, u)
     close(jax.jacfwd(jx.xdot_fun)(x, u), np.asarray(A))
     close(jax.jacfwd(jx.xdot_fun, argnums=1)(x, u), np.asarray(B))

@@ -85,10 +85,13 @@ CASES = {
 }
 
 
-@pytest.fixture(params=list(CASES))
-def packages(request, tmp_path, monkeypatch):
+@pytest.fixture(scope="module", params=list(CASES))
+def packages(request, tmp_path_factory):
+    """(entries, directions) of each case, generated once for the tests below (none of them changes a package)."""
     build, options = CASES[request.param]
-    return _both(build(tmp_path), tmp_path, monkeypatch, **options)
+    folder = tmp_path_factory.mktemp("directions")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return _both(build(folder), folder, monkeypatch, **options)
 
 
 def test_the_package_has_the_directional_functions(packages):
