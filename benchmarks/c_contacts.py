@@ -43,10 +43,14 @@ def solo_path() -> Path:
     )
 
 
-def build(model, folder: Path) -> tuple:
-    """(package, generation seconds) of ``model`` generated with ``--target c`` into ``folder``."""
+#: The functions the Solo-12 rows time (and what they need: ``vdot_fun``, ``input_matrix_fun``).
+CONTACT_FUNCTIONS = ["qddot_fun", "linearized_model", "contact_forces_jac_fun"]
+
+
+def build(model, folder: Path, functions: list) -> tuple:
+    """(package, generation seconds) of ``model``'s ``functions`` generated with ``--target c`` into ``folder``."""
     start = time.perf_counter()
-    sls.generate(model, folder / model.name, target="c")
+    sls.generate(model, folder / model.name, target="c", functions=functions)
     seconds = time.perf_counter() - start
     sys.path.insert(0, str(folder))
     try:
@@ -108,7 +112,8 @@ def section(quick: bool, log) -> dict:
     count, budget = (3, 0.02) if quick else (9, 0.1)
     report: dict = {"robot": "Solo-12", "nq": peer.nq, "nv": peer.nv}
 
-    standing, seconds = build(load_urdf(path, floating_base=True, contacts=FEET, name="bench_solo_contacts"), folder)
+    model = load_urdf(path, floating_base=True, contacts=FEET, name="bench_solo_contacts")
+    standing, seconds = build(model, folder, CONTACT_FUNCTIONS)
     contacts, datas = rigid_contacts(peer, FEET, pin.ContactType.CONTACT_3D)
     pin.initConstraintDynamics(peer, data, contacts, datas)
     settings = pin.ProximalSettings(1e-12, 0, 1)
@@ -136,7 +141,8 @@ def section(quick: bool, log) -> dict:
     if not quick:
         report["g1"] = g1_section(folder, count, budget, log)
 
-    frames, seconds = build(load_urdf(path, floating_base=True, frames=FEET, name="bench_solo_frames"), folder)
+    model = load_urdf(path, floating_base=True, frames=FEET, name="bench_solo_frames")
+    frames, seconds = build(model, folder, ["frame_jacobian_fun"])
     ids = [peer.getFrameId(foot) for foot in FEET]
 
     def jacobians() -> list:
@@ -203,9 +209,7 @@ def g1_section(folder: Path, count: int, budget: float, log) -> dict:
     feet = ["left_ankle_roll_link", "right_ankle_roll_link"]
     model = load_urdf(path, floating_base=True, contacts=[f"{foot}:6d" for foot in feet], name="bench_g1_flat")
     start = time.perf_counter()
-    sls.generate(
-        model, folder / model.name, target="c", functions=["qddot_fun", "linearized_model", "contact_forces_jac_fun"]
-    )
+    sls.generate(model, folder / model.name, target="c", functions=CONTACT_FUNCTIONS)
     seconds = time.perf_counter() - start
     sys.path.insert(0, str(folder))
     try:
