@@ -67,9 +67,9 @@ def timed_compiler(batches: list) -> object:
     """A stand-in for :func:`sls.backends.c.build._run_compiler` that runs the same commands in parallel and appends
     to ``batches`` the CPU seconds of each (one list per call: the units, then the link); a failure is left to
     the real one (run again, for its error)."""
-    from sls.backends import c as cbackend
+    from sls.backends.c import build
 
-    run = cbackend._run_compiler
+    run = build._run_compiler
 
     def timed(commands: list, folder: str) -> None:
         quiet = subprocess.DEVNULL
