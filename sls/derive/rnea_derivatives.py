@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import sympy
+
 from sls.algebra.graph import Graph
 from sls.derive.rigid_body import AxisJoint, GraphVectors, QuaternionJoint, TreeDynamics
 from sls.derive.tree_bodies import REVOLUTE, Body
@@ -41,6 +43,8 @@ def handles(tree: TreeDynamics) -> bool:
     joint), revolute, prismatic or (the root's only body) a quaternion free-flyer."""
     seen: set = set()
     for k, body in enumerate(tree.bodies):
+        if isinstance(body.mass, sympy.Basic) and not body.mass.is_Number:
+            return False  # inertial parameters as symbols (sls.model.inertial): by reverse mode
         if body.kind == FREE and (k != 0 or body.parent >= 0):
             return False
         if body.kind != FREE and body.kind not in REVOLUTE and body.kind != "prismatic":

@@ -47,7 +47,7 @@ class TreeTerms(GraphTerms):
     ``φ = ∂V/∂q``."""
 
     method = "tree"
-    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
+    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "regressor": ("inverse",), "rhs": ("B",)}
 
     def _start(self) -> None:
         from sls.algebra.expressions import symbol
