@@ -207,6 +207,8 @@ def _robot_model(
         source=source or f"URDF file {path.name}",
         tree=robot,
     )
+    if inertial:  # a parameter τ does not depend on is a zero column of the regressor, no mistake
+        model = replace(model, unused_params=tuple(p for p in model.unused_params if p not in inertial))
     if frames is not None:
         model = replace(model, frames=frame_names(frames, robot, text, filename))
     if contact_at is not None and contacts is None:
