@@ -83,8 +83,8 @@ def lumped(robot: Robot) -> dict:
         owner, R, t = place
         m = inertial.mass
         c = [t[i] + sum(R[i][k] * inertial.com[k] for k in range(3)) for i in range(3)]
-        about_com = [[sum(R[i][a] * inertial.inertia[a][b] * R[j][b] for a in range(3) for b in range(3)) for j in
-                      range(3)] for i in range(3)]  # fmt: skip
+        turned = [[sum(R[i][a] * inertial.inertia[a][b] for a in range(3)) for b in range(3)] for i in range(3)]
+        about_com = [[sum(turned[i][b] * R[j][b] for b in range(3)) for j in range(3)] for i in range(3)]
         cc = sum(v * v for v in c)
         total = totals[owner]
         total[0] += m

@@ -39,8 +39,9 @@ def with_inertial_params(
                 hint = did_you_mean(name, list(in_file)) or ""
                 raise ModelFileError(f"{what}: '{name}' is not a link of the robot{hint}")
             if place.get(name) is None:
-                raise ModelFileError(f"{what}: link '{name}' never moves (it is fixed to the world): it has no "
-                                     "inertial parameters")  # fmt: skip
+                raise ModelFileError(
+                    f"{what}: link '{name}' never moves (it is fixed to the world): it has no inertial parameters"
+                )
             owner = place[name][0]
             if owner != name:
                 raise ModelFileError(
