@@ -8,7 +8,7 @@ frame's origin ``Ixx, Ixy, Iyy, Ixz, Iyz, Izz``, all in the moving link's frame.
 parameters ``<link>_m``, ``<link>_mcx`` … ``<link>_Izz``, :func:`parameter_names`); their defaults are the file's
 values, lumped (:func:`lumped`): a link fixed to a moving link has no parameters of its own, its inertia is part of
 that link's. The dynamics is linear in the parameters: ``τ = Y(q, v, v̇) π`` (the regressor, :func:`regressor_names`
-lists its columns: the inertial parameters, then the joints' damping and Coulomb friction coefficients).
+lists its columns: the inertial parameters, then the joints' friction, armature and spring coefficients).
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ if TYPE_CHECKING:  # a type only: no import at run time
 SUFFIXES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 #: Where ``Ixx … Izz`` sit in the symmetric 3 × 3 inertia (row, column).
 _INERTIA_PLACES = ((0, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2))
-#: The prefixes of the friction parameters that are columns of the regressor (``τ`` is linear in them).
-FRICTION_COLUMNS = ("damping_", "friction_")
+#: The prefixes of the joints' parameters that are columns of the regressor after the inertial ones (``τ`` is linear
+#: in them): viscous and Coulomb friction, an MJCF file's armature and spring stiffness (its column
+#: ``q − springref`` at the spring's rest position, a parameter held fixed).
+FRICTION_COLUMNS = ("damping_", "friction_", "armature_", "stiffness_")
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -118,8 +120,9 @@ def inertial_parameter_names(model: Model) -> tuple:
 
 def regressor_names(model: Model) -> tuple:
     """The regressor's columns (the package's ``PI_NAMES``): the inertial parameters (:func:`inertial_parameter_names`),
-    then the friction parameters the model has whose torques are linear in them (``damping_<joint>``,
-    ``friction_<joint>``, model order); ``()`` without inertial parameters."""
+    then the joints' parameters the model has whose torques are linear in them (``damping_<joint>``,
+    ``friction_<joint>``, ``armature_<joint>``, ``stiffness_<joint>``, model order); ``()`` without inertial
+    parameters."""
     inertial = inertial_parameter_names(model)
     if not inertial:
         return ()

@@ -96,11 +96,13 @@ def test_toml_model_files(tmp_path):
 
 
 def test_mjcf(tmp_path):
-    """Without armature or springs, the MJCF reader's bodies: tau unchanged at the defaults, Y PI = tau."""
-    path = DATA / "mjcf" / "inverted_double_pendulum.xml"
+    """The MJCF reader's bodies, and its joints' armature as parameters (columns of the regressor, after the
+    damping): tau unchanged at the defaults, Y PI = tau."""
+    path = DATA / "mjcf" / "reacher.xml"
     for name, options in (("plain", {}), ("params", {"inertial_params": "all"})):
         sls.generate(sls.load_mjcf(path, **options), tmp_path / name)
     plain, params = import_package(tmp_path / "plain"), import_package(tmp_path / "params")
+    assert params.PI_NAMES[-4:] == ("damping_joint0", "damping_joint1", "armature_joint0", "armature_joint1")
     rng = np.random.default_rng(1)
     for _ in range(5):
         x, a = rng.normal(size=len(plain.STATE)), rng.normal(size=plain.N_V)
@@ -109,3 +111,21 @@ def test_mjcf(tmp_path):
     (tmp_path / "m.toml").write_text(f'inertial_params = ["nope"]\n[mjcf]\nfile = "{path}"\n')
     with pytest.raises(ModelFileError, match="'nope' is not a link of the robot"):
         sls.load_toml(tmp_path / "m.toml")
+
+
+def test_the_energies_agree_with_the_tree(tmp_path):
+    """The reader's T and V in the parameters (the fixed tool lumped into its link) give the tree route's regressor,
+    torques and mass matrix on the graph and expanded routes."""
+    model = sls.load_urdf(DATA / "arm.urdf", inertial_params="all")
+    packages = {}
+    for method in ("tree", "graph", "expanded"):
+        sls.generate(model, tmp_path / method, method=method, functions=["M_fun", "tau_fun", "regressor_fun"])
+        packages[method] = import_package(tmp_path / method)
+    tree = packages["tree"]
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        x, a = rng.normal(size=len(tree.STATE)), rng.normal(size=tree.N_V)
+        for package in packages.values():
+            np.testing.assert_allclose(package.regressor_fun(x, a), tree.regressor_fun(x, a), atol=1e-12)
+            np.testing.assert_allclose(package.tau_fun(x, a), tree.tau_fun(x, a), atol=1e-12)
+            np.testing.assert_allclose(package.M_fun(x), tree.M_fun(x), atol=1e-12)

@@ -46,6 +46,8 @@ MJCF_SUFFIXES = (".xml", ".mjcf")
 #: Prefixes of a joint spring's parameters: ``stiffness_<joint>`` (k) and ``springref_<joint>`` (q_ref).
 STIFFNESS_PREFIX = "stiffness_"
 SPRINGREF_PREFIX = "springref_"
+#: Prefix of a joint's armature parameter (with ``inertial_params``): ``armature_<joint>``.
+ARMATURE_PREFIX = "armature_"
 
 
 def load_mjcf(
@@ -70,7 +72,8 @@ def load_mjcf(
 
     ``inertial_params`` names bodies (a list, a comma-separated string, or ``"all"``) whose ten inertial parameters
     become parameters, as :func:`~sls.readers.urdf.load_urdf` does; they are those of the body's link in sls's tree,
-    whose origin is at the body's first joint's anchor (``pos``), in the body's axes (:mod:`sls.model.inertial`).
+    whose origin is at the body's first joint's anchor (``pos``), in the body's axes (:mod:`sls.model.inertial`);
+    each joint's non-zero ``armature`` becomes the parameter ``armature_<joint>`` then too (a regressor column).
     """
     path = Path(path)
     filename = str(path)
@@ -83,6 +86,8 @@ def load_mjcf(
     if inertial_params is not None:
         bodies = [element_name(m, "body", b, "body") for b in range(1, m.nbody)]
         robot, inertial = with_inertial_params(robot, inertial_params, bodies, filename)
+        robot, armature = _armature_parameters(robot)
+        inertial.update(armature)
     names = state_names(robot, filename)
     symbols = slot_symbols(robot, names)
     slots = robot.slots
@@ -106,7 +111,7 @@ def load_mjcf(
     T, V, fric = energies(robot, names, frames)
     fric = tuple(f + extra for f, extra in zip(fric, free_damping[0])) if free_damping[1] else fric
     half = sympy.Rational(1, 2)
-    T = T + sympy.Add(*(half * number(a) * symbol(names[n_q + k]) ** 2 for k, a in enumerate(robot.armature) if a))
+    T = T + sympy.Add(*(half * _value(a) * symbol(names[n_q + k]) ** 2 for k, a in enumerate(robot.armature) if a))
     g = math.sqrt(sum(float(v) ** 2 for v in m.opt.gravity))
     if flags & DISABLE_GRAVITY or g == 0:
         V = V.subs(symbol("g"), 0)
@@ -135,6 +140,25 @@ def load_mjcf(
     if not m.nu and not robot.bases:  # one torque per speed (B_u = I), named after its joint, not u1 … un
         model = joint_torques(model, inputs)
     return model
+
+
+def _armature_parameters(robot: Any) -> tuple:
+    """``(robot, {name: default})``: each joint's non-zero armature the parameter ``armature_<joint>`` (one per
+    joint, on each of its dofs: MuJoCo's ``armature`` is a joint's), in :attr:`Robot.armature`."""
+    armature, params = list(robot.armature), {}
+    for slot in robot.slots:
+        value = armature[slot.v]
+        if value == 0:
+            continue
+        name = ARMATURE_PREFIX + joint_label(slot.joint)
+        params[name] = value
+        armature[slot.v : slot.v + slot.n_v] = [symbol(name)] * slot.n_v
+    return replace(robot, armature=tuple(armature)), params
+
+
+def _value(a: object) -> sympy.Expr:
+    """An armature: a number (:func:`number`) or its parameter."""
+    return a if isinstance(a, sympy.Basic) else number(a)  # type: ignore[arg-type]
 
 
 def _equalities(m: Any, robot: Any, joint_q: list) -> tuple:
