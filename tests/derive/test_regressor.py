@@ -2,8 +2,10 @@
 ``regressor_fun`` against Pinocchio: ``Y = computeJointTorqueRegressor`` column by column (Pinocchio's joints mapped
 to sls's moving links by name: both express a body's parameters in its joint's child link frame, fixed links lumped
 in), ``Y @ PI = tau_fun = rnea``, a mass changed by keyword against a Pinocchio model changed the same way, and a
-payload sweep as one batched call. UR5 and Panda (fixed base; the Panda's second finger a mimic joint in sls),
+payload sweep as one batched call. UR5, Panda (the second finger a mimic joint in sls) and iiwa (fixed bases),
 Solo-12 with a quaternion free-flyer."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ STATES = 30
 TOL = 1e-10
 UR5 = ROBOTS / "ur_description/urdf/ur5_robot.urdf"
 PANDA = ROBOTS / "panda_description/urdf/panda.urdf"
+IIWA = Path(__file__).resolve().parents[1] / "data" / "iiwa14.urdf"
 
 
 class Peer:
@@ -79,9 +82,11 @@ def relative(got, want):
     return float(np.abs(got - want).max()) / max(1.0, float(np.abs(want).max()))
 
 
-@pytest.fixture(scope="module", params=["ur5", "panda", "solo12"])
+@pytest.fixture(scope="module", params=["ur5", "panda", "iiwa", "solo12"])
 def peer(request, tmp_path_factory):
-    path, floating = {"ur5": (UR5, False), "panda": (PANDA, False), "solo12": (SOLO, True)}[request.param]
+    path, floating = {"ur5": (UR5, False), "panda": (PANDA, False), "iiwa": (IIWA, False), "solo12": (SOLO, True)}[
+        request.param
+    ]
     return Peer(path, tmp_path_factory.mktemp("regressor") / request.param, floating)
 
 
