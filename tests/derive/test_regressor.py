@@ -30,6 +30,7 @@ class Peer:
     parameters of each Pinocchio joint."""
 
     def __init__(self, path, folder, floating=False):
+        self.path = path
         self.model = sls.load_urdf(path, inertial_params="all", floating_base=floating)
         sls.generate(self.model, folder)
         self.package = import_package(folder)
@@ -147,3 +148,17 @@ def test_payload_sweep_is_one_batched_call(tmp_path):
     one_by_one = np.array([package.qddot_fun(x, u, wrist_3_link_m=m) for m in masses])
     np.testing.assert_allclose(swept, one_by_one, rtol=1e-12, atol=1e-12)
     assert package.PI_NAMES == tuple(f"wrist_3_link_{s}" for s in SUFFIXES)
+
+
+def test_the_same_dynamics_as_the_numbers_at_the_defaults(peer, tmp_path):
+    """qddot_fun and linearized_model (on a free-flyer by the analytical Newton–Euler derivatives, linear in the
+    parameters) equal those of the package whose inertias are numbers."""
+    args = {"floating_base": True} if peer.base else {}
+    sls.generate(sls.load_urdf(peer.path, **args), tmp_path / "numbers")
+    numbers = import_package(tmp_path / "numbers")
+    rng = np.random.default_rng(4)
+    for x, _, _, _ in list(peer.states(5))[:5]:
+        u = rng.normal(size=numbers.N_INPUTS)
+        assert relative(peer.package.qddot_fun(x, u), numbers.qddot_fun(x, u)) <= TOL
+        for got, want in zip(peer.package.linearized_model(x, u), numbers.linearized_model(x, u)):
+            assert relative(got, want) <= TOL
