@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from sls.errors import ModelFileError
 from sls.model import did_you_mean
-from sls.model.inertial import defaults, moving_links, owners
+from sls.model.inertial import defaults, moving_links, owners, parameter_label
 from sls.model.tree import Robot
 
 #: What the option is called in the messages.
@@ -53,5 +53,13 @@ def with_inertial_params(
         if not names:
             raise ModelFileError(f"{what}: name at least one link (or 'all')")
         links = [link for link in moving if link in set(names)]
+    labels: dict = {}
+    for link in links:
+        other = labels.setdefault(parameter_label(link), link)
+        if other != link:
+            raise ModelFileError(
+                f"{what}: links '{other}' and '{link}' both give the parameter names '{parameter_label(link)}_m' ...; "
+                "rename one of them"
+            )
     robot = replace(robot, inertial_params=tuple(links))
     return robot, defaults(robot)

@@ -129,3 +129,14 @@ def test_the_energies_agree_with_the_tree(tmp_path):
             np.testing.assert_allclose(package.regressor_fun(x, a), tree.regressor_fun(x, a), atol=1e-12)
             np.testing.assert_allclose(package.tau_fun(x, a), tree.tau_fun(x, a), atol=1e-12)
             np.testing.assert_allclose(package.M_fun(x), tree.M_fun(x), atol=1e-12)
+
+
+def test_two_links_with_the_same_parameter_names(tmp_path):
+    text = (DATA / "arm.urdf").read_text()
+    links = sls.load_urdf(DATA / "arm.urdf", inertial_params="all").tree.inertial_params
+    clash = links[0].replace("_", "-") if "_" in links[0] else links[0] + "-x"
+    twin = clash.replace("-", "_")
+    path = tmp_path / "twins.urdf"
+    path.write_text(text.replace(f'"{links[0]}"', f'"{clash}"').replace(f'"{links[1]}"', f'"{twin}"'))
+    with pytest.raises(ModelFileError, match=f"links '{clash}' and '{twin}' both give the parameter names"):
+        sls.load_urdf(path, inertial_params="all")
