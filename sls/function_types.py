@@ -76,17 +76,23 @@ class Function:
         return sizes(self.outputs[output][1], n, m, k)
 
 
-def sizes(shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0, c: int = 0) -> tuple:
+def sizes(
+    shape: tuple, n: int, m: int, k: int = 0, n_q: int | None = None, f: int = 0, c: int = 0, p: int = 0
+) -> tuple:
     """``shape`` with numbers: sizes ``"n"`` (degrees of freedom: speeds), ``"q"`` (coordinates, ``n_q``; ``n``
     unless a quaternion turns), ``"x"`` (the state, ``n_q + n``), ``"2n"`` (the tangent space of the state, where
     ``linearized_model`` lives), ``"m"`` inputs, ``"k"`` constraints, ``"nk"`` (``n + k``: the rows of the
-    constrained residual), ``"f"`` frames, ``"c"`` contacts; numbers stay."""
+    constrained residual), ``"f"`` frames, ``"c"`` contacts, ``"p"`` the regressor's columns
+    (:func:`sls.model.inertial.regressor_names`); numbers stay."""
     n_q = n if n_q is None else n_q
-    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "nk": n + k, "f": f, "c": c}
+    named = {"n": n, "q": n_q, "x": n_q + n, "2n": 2 * n, "m": m, "k": k, "nk": n + k, "f": f, "c": c, "p": p}
     return tuple(s if isinstance(s, int) else named[s] for s in shape)
 
 
 def model_sizes(shape: tuple, model: Model) -> tuple:
     """:func:`sizes` with every count taken from ``model``."""
+    from sls.model.inertial import regressor_names
+
     frames, contacts = len(getattr(model, "frames", ())), len(getattr(model, "contacts", ()))
-    return sizes(shape, model.n, model.m, getattr(model, "k", 0), len(model.q), frames, contacts)
+    columns = len(regressor_names(model)) if "p" in shape else 0
+    return sizes(shape, model.n, model.m, getattr(model, "k", 0), len(model.q), frames, contacts, columns)

@@ -150,6 +150,14 @@ CONSTRAINT_FUNCTIONS = (
         ("kkt_jac",),
     ),
 )
+#: The regressor of a robot whose inertial parameters are parameters (:mod:`sls.model.inertial`): ``τ = Y π``.
+REGRESSOR = _array(
+    "regressor_fun",
+    "Regressor Y(x, qddot) = d(tau)/d(PI): tau_fun(x, qddot) = Y @ PI, one column per name of PI_NAMES.",
+    "regressor",
+    ("n", "p"),
+    (STATE, ACCELERATION),
+)
 #: A model with generalized speeds' kinematics ``q̇ = S(q) v`` and its Jacobian (the upper rows of ``A``).
 SPEED_FUNCTIONS = (
     _array("qdot_fun", "Kinematics qdot = S(q) v: the coordinates' rates from the generalized speeds.", "qdot", ("q",)),
@@ -317,8 +325,18 @@ def available(model: Model) -> tuple:
     constraints (:data:`Function.numeric`).
     """
     if getattr(model, "jacobians", "entries") == "directions":
-        return _by_directions(_available(model))
-    return _available(model)
+        return _with_regressor(_by_directions(_available(model)), model)
+    return _with_regressor(_available(model), model)
+
+
+def _with_regressor(result: tuple, model: Model) -> tuple:
+    """``result`` with :data:`REGRESSOR` after ``tau_fun`` when ``model`` has inertial parameters."""
+    from sls.model.inertial import regressor_names
+
+    if not regressor_names(model):
+        return result
+    at = next(k for k, f in enumerate(result) if f.name == "tau_fun") + 1
+    return result[:at] + (REGRESSOR,) + result[at:]
 
 
 def _available(model: Model) -> tuple:
@@ -457,7 +475,7 @@ BY_NAME = {
     + SPEED_FUNCTIONS
     + FRAME_FUNCTIONS
     + DIRECTIONAL_FUNCTIONS
-    + (MULTIPLIERS, CONTACT_FORCES, CONTACT_FORCES_JAC)
+    + (REGRESSOR, MULTIPLIERS, CONTACT_FORCES, CONTACT_FORCES_JAC)
 }
 
 

@@ -22,6 +22,7 @@ from sls.version import __version__
 
 if TYPE_CHECKING:  # a type only: no import at run time
     from sls.model import Model
+from sls.model.inertial import regressor_names
 from sls.model.model import STABILIZATION_PARAMETER
 
 
@@ -163,6 +164,7 @@ def context(model: Model, simplify: bool = False, method: str = "expanded") -> d
             for name, value in model.params.items()
         ],
         "mujoco": _mujoco_layout(model),
+        "pi": [{"name": name, "default": repr(float(model.params[name]))} for name in regressor_names(model)],
         "stances": [
             {"name": repr(name), "state": [repr(float(v)) for v in state]}
             for name, state in getattr(model, "stances", ())

@@ -277,6 +277,14 @@ def _names_list(text: str | None) -> str | None:
     "inputs (default: the joint motors alone).",
 )
 @click.option(
+    "--inertial-params",
+    "inertial_params",
+    metavar="LINKS",
+    default=None,
+    help="Robot files: these links' ten inertial parameters (LINK_m, LINK_mcx ... LINK_Izz; 'all' for every moving "
+    "link) become parameters, the file's values their defaults; adds regressor_fun, PI and PI_NAMES.",
+)
+@click.option(
     "--xacro-arg",
     "xacro_args",
     multiple=True,
@@ -360,6 +368,7 @@ def generate_command(
     srdf: str | None,
     stance: str | None,
     base_wrench: bool,
+    inertial_params: str | None,
     xacro_args: tuple[str, ...],
     package_paths: tuple[str, ...],
     no_actuators: bool,
@@ -419,6 +428,7 @@ def generate_command(
             srdf=srdf,
             stance=stance,
             base_wrench=base_wrench,
+            inertial_params=_names_list(inertial_params),
         ),
     )
     if model_name is not None:

@@ -35,7 +35,8 @@ from sls.readers.urdf.xacro_files import is_xacro
 class RobotOptions:
     """The command line's options for a URDF (or xacro) robot: ``--floating-base``, ``--base-orientation``,
     ``--frames``, ``--contacts``, ``--xacro-arg`` (``{name: value}``), ``--package-path`` and ``--contact-at``
-    (``LINK=X,Y,Z[,ROLL,PITCH,YAW]``, repeatable); for an MJCF file, ``--no-actuators`` (``actuators=False``)."""
+    (``LINK=X,Y,Z[,ROLL,PITCH,YAW]``, repeatable), ``--inertial-params``; for an MJCF file, ``--no-actuators``
+    (``actuators=False``)."""
 
     floating_base: bool = False
     base_orientation: str | None = None
@@ -48,6 +49,7 @@ class RobotOptions:
     srdf: str | None = None
     stance: str | None = None
     base_wrench: bool = False
+    inertial_params: str | None = None
 
     def urdf_keywords(self) -> dict:
         """The keyword arguments of :func:`sls.load_urdf` these options give."""
@@ -61,6 +63,7 @@ class RobotOptions:
             "package_paths": self.package_paths,
             **({"srdf": self.srdf, "stance": self.stance} if self.srdf is not None else {}),
             **({"base_wrench": True} if self.base_wrench else {}),
+            **({"inertial_params": self.inertial_params} if self.inertial_params is not None else {}),
         }
 
     def contact_places(self) -> dict | None:
@@ -194,6 +197,11 @@ def load_model(
             "--base-wrench keeps a floating base's body wrench as an input of a robot on --contacts "
             "(without contacts it is an input anyway)"
         )
+    if options.inertial_params is not None and not (robot or (model and Path(model).suffix in MJCF_SUFFIXES)):
+        raise UsageError(
+            "--inertial-params goes with a robot file (NAME.urdf, NAME.urdf.xacro, NAME.xml or a bundled robot such "
+            "as ur5); in a model file with [urdf] write inertial_params = [...]"
+        )
     if frames is not None and not robot:
         raise UsageError(
             "--frames goes with a URDF robot (a file NAME.urdf or a bundled robot such as ur5); "
@@ -245,7 +253,7 @@ def _load_file(model: str, options: RobotOptions) -> Model:
     if path.suffix == ".urdf" or is_xacro(path):
         return load_urdf(path, **options.urdf_keywords())
     if path.suffix in MJCF_SUFFIXES:
-        return load_mjcf(path, actuators=options.actuators)
+        return load_mjcf(path, actuators=options.actuators, inertial_params=options.inertial_params)
     if path.exists() and not (path.is_dir() and model in example_names()):  # a folder may share an example's name
         raise UsageError(f"{model}: model files must end in .toml, .py, .urdf, .xacro or .xml (MJCF)")
     if any(sep in model for sep in ("/", "\\")) or "." in model:
@@ -263,4 +271,5 @@ def _load_file(model: str, options: RobotOptions) -> Model:
         frames=options.frames,
         contacts=options.contacts,
         contact_at=options.contact_places(),
+        inertial_params=options.inertial_params,
     )

@@ -36,6 +36,7 @@ GENERATE_SECTIONS = {
     "--package-path": ROBOT_FILE,
     "--no-actuators": ROBOT_FILE,
     "--srdf": ROBOT_FILE,
+    "--inertial-params": ROBOT_FILE,
     "--floating-base": BASE,
     "--base-orientation": BASE,
     "--contacts": BASE,

@@ -30,6 +30,7 @@ from sls.derive.named_arrays import (
     direction_symbols,
     frame_array_names,
     function_arrays,
+    regressor_array_names,
 )
 from sls.derive.speeds_route import speed_kinematics
 from sls.errors import ModelError
@@ -97,6 +98,7 @@ NEEDS_BY_ARRAY = {
     "qdot": ("qdot",),
     "qdot_jac": ("qdot_jac",),
     **{name: ("frames",) for name in FRAME_ARRAYS},
+    "regressor": ("M", "h", "phi"),
     "M_dir": ("M_dir",),
     "C_dir": ("C_dir",),
     "B_u_dir": ("B_dir",),
@@ -104,10 +106,8 @@ NEEDS_BY_ARRAY = {
 
 
 def shared_arrays(graph: Graph, arrays: dict) -> dict:
-    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.algebra.graph.Graph.share_sums`.
-
-    Same values, fewer additions.
-    """
+    """``arrays`` (graph nodes) rebuilt together by :meth:`~sls.algebra.graph.Graph.share_sums`: same values, fewer
+    additions."""
     flats = {key: flatten(array) for key, array in arrays.items()}
     shared = iter(graph.share_sums([e for flat in flats.values() for e in flat]))
     return {key: nest([next(shared) for _ in flat], shape_of(arrays[key])) for key, flat in flats.items()}
@@ -357,7 +357,7 @@ class GraphTerms:
         """The :class:`Dynamics` with the arrays ``wanted`` (and ``M``, which validation checks) built."""
         wanted = check_wanted(wanted)
         known = ARRAY_NAMES + (SPEED_ARRAYS if self.model.kinematics is not None else ())
-        known += frame_array_names(self.model)
+        known += frame_array_names(self.model) + regressor_array_names(self.model)
         names = known if wanted is None else [name for name in known + DIRECTION_ARRAYS if name in wanted]
         steps = {"M"} | {step for name in names for step in self.NEEDS.get(name, NEEDS_BY_ARRAY[name])}
         self._start()

@@ -51,6 +51,17 @@ SPEED_ARRAYS = ("qdot", "qdot_jac")
 FRAME_ARRAYS = ("frame_pose", "frame_jacobian", "frame_jacobian_local", "frame_jdot_v", "com", "com_jacobian")
 
 
+#: The regressor ``∂τ/∂π`` of a robot whose inertial parameters are parameters (:mod:`sls.model.inertial`).
+REGRESSOR_ARRAYS = ("regressor",)
+
+
+def regressor_array_names(model: object) -> tuple:
+    """:data:`REGRESSOR_ARRAYS` when ``model`` has inertial parameters, else ``()``."""
+    from sls.model.inertial import regressor_names
+
+    return REGRESSOR_ARRAYS if regressor_names(model) else ()  # type: ignore[arg-type]
+
+
 def frame_array_names(model: object) -> tuple:
     """The frame arrays ``model`` has: a robot's :data:`FRAME_ARRAYS`, those of a model given by its energies
     (``frame_points``: no centre of mass), or none."""
@@ -76,7 +87,7 @@ def check_wanted(wanted: Collection[str] | None) -> set[str] | None:
     """
     if wanted is None:
         return None
-    known = ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS + DIRECTION_ARRAYS
+    known = ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS + DIRECTION_ARRAYS + REGRESSOR_ARRAYS
     unknown = sorted(set(wanted) - set(known))
     if unknown:
         raise ValueError(f"unknown array name(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -181,7 +192,7 @@ def function_arrays(
     """
     if names is None:
         frames = tuple(k for k in FRAME_ARRAYS if k in (d.frame_arrays or {}))
-        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ()) + frames
+        names = ARRAY_NAMES + (SPEED_ARRAYS if d.kinematics else ()) + frames + regressor_array_names(d.model)
     names = tuple(names)
     model = d.model
     n, m = model.n, model.m
@@ -207,7 +218,7 @@ def function_arrays(
     flat_kkt = "kkt_jac" in names and bool(d.constraint_jac) and not d.kkt_jac  # built here from the fields
     if "drhs" in names or flat_kkt:
         result["drhs"] = rhs_jacobian(alg, d)
-    if "tau" in names:
+    if "tau" in names or "regressor" in names:
         if tau is not None:
             result["tau"] = tau(alg, d)
         else:
@@ -222,6 +233,8 @@ def function_arrays(
                 )
                 for k in range(n)
             )
+    if "regressor" in names:
+        result["regressor"] = regressor(alg, d, result["tau"])
     if flat_kkt:
         result["kkt_jac"] = kkt_jacobian(alg, d, result["drhs"])
     if "dM" in names:
@@ -279,8 +292,23 @@ def function_arrays(
         "kkt_jac",
         *SPEED_ARRAYS,
         *FRAME_ARRAYS,
+        *REGRESSOR_ARRAYS,
     )
     return {name: result[name] if name in result else fields[name] for name in order if name in names}
+
+
+def regressor(alg: Algebra, d: Dynamics, tau: Sequence) -> tuple:
+    """``Y = ∂τ/∂π`` (n × len(π)), ``π`` the columns of :func:`~sls.model.inertial.regressor_names`: exact, as ``τ``
+    is linear in them (sympy's derivative on the expanded route, one reverse pass per row of ``τ`` on a graph)."""
+    from sls.algebra.expressions import symbol
+    from sls.model.inertial import regressor_names
+
+    columns = [symbol(name) for name in regressor_names(d.model)]
+    if isinstance(alg, SympyAlgebra):
+        return tuple(tuple(sympy.diff(t, p) for p in columns) for t in tau)
+    graph = alg.graph
+    wrt = [graph.symbol(p) for p in columns]
+    return tuple(tuple(graph.gradient(t, wrt)) for t in tau)
 
 
 def rhs_jacobian(alg: Algebra, d: Dynamics) -> tuple:

@@ -81,7 +81,10 @@ class GraphVectors:
         self.zero = [graph.zero] * 3
 
     def num(self, value: float) -> int:
-        return self.g.number(constant(value))
+        """A number as a graph constant (:func:`constant`), or an expression in parameters (a body's inertial
+        parameters, :mod:`sls.model.inertial`) as its nodes."""
+        exact = constant(value)
+        return self.g.from_sympy(exact) if exact.free_symbols else self.g.number(exact)
 
     def add(self, *vectors: list) -> list:
         return [self.g.add([v[i] for v in vectors]) for i in range(3)]

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import sympy
+
 from sls.algebra.graph import Graph
 from sls.derive.rigid_body import AxisJoint, GraphVectors, QuaternionJoint, TreeDynamics
 from sls.derive.tree_bodies import REVOLUTE, Body
@@ -262,7 +264,9 @@ def _motion(vec: GraphVectors, body: Body, joint: AxisJoint | QuaternionJoint, p
 def _world_inertia(vec: GraphVectors, g: Graph, body: Body, pose: _Pose) -> tuple:
     """``(mass, h, I)`` of a body in the reference frame (``I`` about its origin, symmetric, full 3 × 3): from the
     inertia about the centre of mass ``I_c`` (numbers), ``I = R I_c Rᵀ + m (|c|² 1 − c cᵀ)`` with ``c`` the centre
-    of mass in the reference frame and ``h = m c``."""
+    of mass in the reference frame and ``h = m c``; a body whose parameters are symbols: :func:`_parameter_inertia`."""
+    if isinstance(body.mass, sympy.Basic) and not body.mass.is_Number:
+        return _parameter_inertia(vec, g, body, pose)
     m = body.mass
     com = [x / m for x in body.moment] if m != 0 else [0.0, 0.0, 0.0]
     about_com = [
@@ -282,6 +286,31 @@ def _world_inertia(vec: GraphVectors, g: Graph, body: Body, pose: _Pose) -> tupl
             parts = [g.add([g.mul((RI[a][k], R[b][k])) for k in range(3)]), g.neg(g.mul((h[a], c[b])))]
             if a == b:
                 parts.append(hc)
+            inertia[a][b] = inertia[b][a] = g.add(parts)
+    return mass, h, inertia
+
+
+def _parameter_inertia(vec: GraphVectors, g: Graph, body: Body, pose: _Pose) -> tuple:
+    """:func:`_world_inertia` of a body whose mass ``m``, first moment ``h_b`` and inertia ``I_o`` about its origin are
+    inertial parameters (:mod:`sls.model.inertial`), linear in them: with ``o`` the body's origin and ``R`` its
+    rotation, ``h = m o + R h_b`` and ``I = R I_o Rᵀ + m (|o|² 1 − o oᵀ) + 2 (o·R h_b) 1 − o (R h_b)ᵀ − (R h_b) oᵀ``."""
+    mass, R, o = vec.num(body.mass), pose.rows, pose.origin
+    turned = _rotate(g, R, [vec.num(x) for x in body.moment])
+    h = vec.add(vec.scale(mass, o), turned)
+    I_o = [[vec.num(x) for x in row] for row in body.inertia]
+    RI = [[g.add([g.mul((R[a][k], I_o[k][b])) for k in range(3)]) for b in range(3)] for a in range(3)]
+    diagonal = g.add((g.mul((mass, vec.dot(o, o))), g.mul((g.number(2), vec.dot(o, turned)))))
+    inertia = [[g.zero] * 3 for _ in range(3)]
+    for a in range(3):
+        for b in range(a, 3):
+            parts = [
+                g.add([g.mul((RI[a][k], R[b][k])) for k in range(3)]),
+                g.neg(g.mul((mass, o[a], o[b]))),
+                g.neg(g.mul((o[a], turned[b]))),
+                g.neg(g.mul((turned[a], o[b]))),
+            ]
+            if a == b:
+                parts.append(diagonal)
             inertia[a][b] = inertia[b][a] = g.add(parts)
     return mass, h, inertia
 

@@ -22,6 +22,7 @@ from sls.derive.named_arrays import (
     check_wanted,
     frame_array_names,
     function_arrays,
+    regressor_array_names,
 )
 from sls.derive.speeds_route import derive_with_speeds
 from sls.derive.tree_route import derive_on_tree
@@ -98,7 +99,8 @@ def derive(
                 f"for a robot); got method={method!r}"
             )
         speeds = with_point_frames(derive_with_speeds(model, simplify, flat_needs(wanted)), frames, wanted)
-        names = None if wanted is None else [k for k in ARRAY_NAMES + SPEED_ARRAYS + frames if k in wanted]
+        known = ARRAY_NAMES + SPEED_ARRAYS + frames + regressor_array_names(model)
+        names = None if wanted is None else [k for k in known if k in wanted]
         return replace(speeds, arrays=function_arrays(speeds, names))
     if method == "tree":
         if getattr(model, "tree", None) is None:
@@ -115,12 +117,14 @@ def derive(
                 "derive this model with method='expanded' (or 'auto')"
             ) from None
     dynamics = with_point_frames(derive_expanded(model, simplify, flat_needs(wanted)), frames, wanted)
-    names = None if wanted is None else [k for k in ARRAY_NAMES + frames if k in wanted]
+    names = None if wanted is None else [k for k in ARRAY_NAMES + frames + regressor_array_names(model) if k in wanted]
     return replace(dynamics, arrays=function_arrays(dynamics, names))
 
 
 def flat_needs(wanted: set[str] | None) -> set[str] | None:
     """``wanted`` with what the flat routes combine ``kkt_jac`` from (:data:`KKT_JAC_NEEDS`) when it is wanted."""
+    if wanted is not None and "regressor" in wanted:  # ∂τ/∂π: from τ
+        wanted = wanted | {"tau"}
     if wanted is None or "kkt_jac" not in wanted:
         return wanted
     return wanted | set(KKT_JAC_NEEDS)

@@ -8,11 +8,12 @@ makes graph constants of them).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import sympy
 
+from sls.model.inertial import body_symbols
 from sls.model.tree import BALL, FREE, rpy_matrix
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ def _bodies_and_placements(robot: Robot) -> tuple:
     # link → (body, R, t): its frame in the body's frame
     pose: dict[str, tuple[int, tuple, tuple]] = {robot.root: (-1, _IDENTITY, (0.0, 0.0, 0.0))}
     found: list = []
+    links: list = []  # the child link of each body's joint
     for joint in robot.joints:
         body, R, t = pose[joint.parent]
         R_o = _matmul(R, rpy_matrix(joint.rpy))
@@ -114,6 +116,7 @@ def _bodies_and_placements(robot: Robot) -> tuple:
             }
         )
         pose[joint.child] = (len(found) - 1, _IDENTITY, (0.0, 0.0, 0.0))
+        links.append(joint.child)
     masses = [0.0 for _ in found]
     moments = [[0.0] * 3 for _ in found]
     inertias = [[[0.0] * 3 for _ in range(3)] for _ in found]
@@ -136,7 +139,19 @@ def _bodies_and_placements(robot: Robot) -> tuple:
         Body(**spec, mass=m, moment=tuple(h), inertia=tuple(tuple(row) for row in inertia))
         for spec, m, h, inertia in zip(found, masses, moments, inertias)
     )
+    if robot.inertial_params:  # those bodies' parameters are symbols (their defaults: the numbers above)
+        symbolic = set(robot.inertial_params)
+        found_bodies = tuple(
+            _with_symbols(body, link) if link in symbolic else body for body, link in zip(found_bodies, links)
+        )
     return found_bodies, pose
+
+
+def _with_symbols(body: Body, link: str) -> Body:
+    """``body`` with its mass, first moment and inertia the symbols of ``link``'s parameters
+    (:func:`sls.model.inertial.body_symbols`)."""
+    m, h, inertia = body_symbols(link)
+    return replace(body, mass=m, moment=h, inertia=inertia)
 
 
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
@@ -155,8 +170,12 @@ def transpose(A: Sequence) -> tuple:
 def constant(value: float) -> sympy.Expr:
     """A float as a graph constant.
 
-    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.readers.urdf`).
+    Integral values (within 1e-14) exact, so zeros and ones fold (as :mod:`sls.readers.urdf`). A sympy expression
+    in symbols (an inertial parameter, :mod:`sls.model.inertial`, turned with its body's frame) comes back with its
+    numbers snapped the same way.
     """
+    if isinstance(value, sympy.Basic) and value.free_symbols:
+        return value.xreplace({f: constant(float(f)) for f in value.atoms(sympy.Float)})
     nearest = round(value)
     if abs(value - nearest) <= 1e-14 and abs(nearest) < 2**53:
         return sympy.Integer(nearest)

@@ -20,12 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import sympy
+
 from sls.algebra.expressions import symbol
 from sls.algebra.graph import Graph
 from sls.arrays import nest
 from sls.derive.body_frames import placements
 from sls.derive.named_arrays import FRAME_ARRAYS
-from sls.derive.rigid_body import TreeDynamics
+from sls.derive.rigid_body import TreeDynamics, constant
 from sls.errors import ModelError
 from sls.model.model import STABILIZATION_PARAMETER
 from sls.model.tree import Robot, contact_parameter
@@ -181,7 +183,8 @@ def centre_of_mass(tree: TreeDynamics, robot: Robot, poses: list, velocities: li
     Links fixed to the root are part of the world and left out, as Pinocchio's ``centerOfMass`` does."""
     g, vec = tree.graph, tree.vec
     total = sum(body.mass for body in tree.bodies)
-    if total <= 0:
+    symbolic = isinstance(total, sympy.Basic) and bool(total.free_symbols)  # masses as parameters
+    if not symbolic and total <= 0:
         raise ModelError("frames: the robot's moving links have no mass, so they have no centre of mass")
     weighted = [g.zero] * 3
     velocity = [g.zero] * 3
@@ -192,7 +195,7 @@ def centre_of_mass(tree: TreeDynamics, robot: Robot, poses: list, velocities: li
         weighted = vec.add(weighted, vec.scale(vec.num(body.mass), p_w), _matvec(g, R_w, moment))
         momentum = vec.add(vec.scale(vec.num(body.mass), v), vec.cross(omega, moment))  # m (v + ω × c)
         velocity = vec.add(velocity, _matvec(g, R_w, momentum))
-    inverse = vec.num(1.0 / total)
+    inverse = g.from_sympy(1 / constant(total)) if symbolic else vec.num(1.0 / total)
     return vec.scale(inverse, weighted), vec.scale(inverse, velocity)
 
 

@@ -47,7 +47,7 @@ class TreeTerms(GraphTerms):
     ``φ = ∂V/∂q``."""
 
     method = "tree"
-    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "rhs": ("B",)}
+    NEEDS: ClassVar[dict] = {"tau": ("inverse",), "regressor": ("inverse",), "rhs": ("B",)}
 
     def _start(self) -> None:
         from sls.algebra.expressions import symbol
@@ -77,7 +77,11 @@ class TreeTerms(GraphTerms):
 
         graph, robot = self.graph, self.model.tree
         assert robot is not None  # checked by _start
-        self.armature = {k: graph.number(constant(a)) for k, a in enumerate(robot.armature) if a != 0}
+        self.armature = {  # a number, or a parameter (an MJCF file read with inertial_params)
+            k: graph.from_sympy(a) if isinstance(a, sympy.Basic) and a.free_symbols else graph.number(constant(a))
+            for k, a in enumerate(robot.armature)
+            if a != 0
+        }
         self.armature_turning = self._armature_turning()
         self.springs: list | None = None
         T, V = self.energies

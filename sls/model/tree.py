@@ -121,6 +121,9 @@ class Robot:
     armature: tuple = ()
     springs: object = 0
     mujoco: MujocoLayout | None = None
+    #: The moving links whose ten inertial parameters are symbols (:mod:`sls.model.inertial`), tree order; ``()``:
+    #: every inertia a number (then left out of the ``repr``, as the MJCF fields).
+    inertial_params: tuple = ()
 
     def __repr__(self) -> str:
         """The dataclass ``repr``, without the MJCF fields that are not set."""
@@ -176,8 +179,8 @@ class Robot:
         return tuple(j for j in self.joints if j.kind in MOVABLE_TYPES)
 
 
-#: The fields of :class:`Robot` only the MJCF reader sets.
-_MJCF_FIELDS = ("armature", "springs", "mujoco")
+#: The fields of :class:`Robot` only the MJCF reader sets, and the inertial parameters (shown only when set).
+_MJCF_FIELDS = ("armature", "springs", "mujoco", "inertial_params")
 
 
 def rpy_matrix(rpy: tuple) -> tuple:

@@ -64,6 +64,7 @@ def load_example(
     frames: str | None = None,
     contacts: str | None = None,
     contact_at: dict | None = None,
+    inertial_params: str | None = None,
 ) -> Model:
     """Load the bundled example ``name`` (see :func:`example_names`); it keeps its example name (the generated
     package's model name), whatever the file says. ``floating_base`` frees a URDF robot's root link, as
@@ -82,11 +83,12 @@ def load_example(
             frames=frames,
             contacts=contacts,
             contact_at=contact_at,
+            inertial_params=inertial_params,
         )
-    if floating_base or frames is not None or contacts is not None or contact_at is not None:
+    if floating_base or frames is not None or contacts is not None or contact_at is not None or inertial_params:
         robots = ", ".join(n for n in example_names() if is_urdf_example(n))
         raise ModelFileError(
-            f"example '{name}' is not a URDF robot: floating_base and frames go with a robot (the bundled robots: "
-            f"{robots})"
+            f"example '{name}' is not a URDF robot: floating_base, frames and inertial_params go with a robot "
+            f"(the bundled robots: {robots})"
         )
     return load_toml(file.name, name=name, source=source, text=text)

@@ -55,7 +55,7 @@ def test_a_key_close_to_none_still_lists_the_allowed_keys(tmp_path):
     path.write_text('T = "0"\n[urdf]\nfile = "arm.urdf"\n')
     allowed = (
         r"\(allowed: urdf, params, inputs, actuation, frames, contacts, contact_at, constraint_stabilization, "
-        r"srdf, stance, base_wrench\)"
+        r"srdf, stance, base_wrench, inertial_params\)"
     )
     with pytest.raises(sls.ModelFileError, match=r"key 'T' cannot go with a \[urdf\] table " + allowed):
         load_toml(path)

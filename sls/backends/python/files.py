@@ -48,6 +48,8 @@ CONSTRAINT_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f 
 #: A model with generalized speeds' array functions (the kinematics and its Jacobian).
 SPEED_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.SPEED_FUNCTIONS}
 FRAME_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.FRAME_FUNCTIONS}
+#: The regressor of a robot whose inertial parameters are parameters.
+REGRESSOR = {functions.REGRESSOR.name: (functions.REGRESSOR.summary, _shape_text(functions.REGRESSOR.outputs[0][1]))}
 #: The directional derivatives of a model whose Jacobian modules are written by directions.
 DIRECTIONAL_FUNCTIONS = {f.name: (f.summary, _shape_text(f.outputs[0][1])) for f in functions.DIRECTIONAL_FUNCTIONS}
 #: A constrained model's solves, rendered from ``constrained.py.j2`` on the runtime ``_constrained``.
@@ -157,6 +159,7 @@ def function_spec(name: str, model: Model) -> PythonSpec:
         **SPEED_FUNCTIONS,
         **FRAME_FUNCTIONS,
         **DIRECTIONAL_FUNCTIONS,
+        **REGRESSOR,
     }[name]
     function = functions.BY_NAME[name]
     frames = len(model.frames)
@@ -169,6 +172,7 @@ def function_spec(name: str, model: Model) -> PythonSpec:
         k=model.k,
         nk=model.n + model.k,
         f=frames,
+        **({"p": functions.model_sizes(("p",), model)[0]} if name == functions.REGRESSOR.name else {}),
     )
     batch_shape = "(...)" if shape == "()" else "(..., " + shape[1:].rstrip(",)").rstrip(",") + ")"
     returns = (

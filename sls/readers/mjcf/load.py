@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from sls.model.entries import symbols_in
 from sls.model.free_flyer import joint_rates
 from sls.model.tree import MOVABLE_TYPES
 from sls.readers.common import check_table_keys, joint_torques, robot_model, with_param_table
+from sls.readers.inertial import with_inertial_params
 from sls.readers.mjcf.actuators import actuator_forces, number
 from sls.readers.mjcf.checks import (
     DISABLE_CONSTRAINT,
@@ -44,6 +46,8 @@ MJCF_SUFFIXES = (".xml", ".mjcf")
 #: Prefixes of a joint spring's parameters: ``stiffness_<joint>`` (k) and ``springref_<joint>`` (q_ref).
 STIFFNESS_PREFIX = "stiffness_"
 SPRINGREF_PREFIX = "springref_"
+#: Prefix of a joint's armature parameter (with ``inertial_params``): ``armature_<joint>``.
+ARMATURE_PREFIX = "armature_"
 
 
 def load_mjcf(
@@ -53,6 +57,7 @@ def load_mjcf(
     source: str | None = None,
     text: str | None = None,
     actuators: bool = True,
+    inertial_params: Sequence[str] | str | None = None,
 ) -> Model:
     """Read an MJCF file (or its ``text``), compiled by MuJoCo, into a model; errors start with the file name.
 
@@ -64,6 +69,11 @@ def load_mjcf(
     ``actuators=False`` reads the model without its ``<actuator>`` elements (as a file that has none: a
     generalized force on every joint): for a file whose actuators sls does not model (activation dynamics,
     muscles, ...) when the joints' forces are what you want to drive.
+
+    ``inertial_params`` names bodies (a list, a comma-separated string, or ``"all"``) whose ten inertial parameters
+    become parameters, as :func:`~sls.readers.urdf.load_urdf` does; they are those of the body's link in sls's tree,
+    whose origin is at the body's first joint's anchor (``pos``), in the body's axes (:mod:`sls.model.inertial`);
+    each joint's non-zero ``armature`` becomes the parameter ``armature_<joint>`` then too (a regressor column).
     """
     path = Path(path)
     filename = str(path)
@@ -72,12 +82,18 @@ def load_mjcf(
     flags = int(m.opt.disableflags)
     friction = not flags & (DISABLE_FRICTIONLOSS | DISABLE_CONSTRAINT)
     robot = read_tree(m, filename, damping=not flags & DISABLE_DAMPER, friction=friction)
+    inertial: dict = {}
+    if inertial_params is not None:
+        bodies = [element_name(m, "body", b, "body") for b in range(1, m.nbody)]
+        robot, inertial = with_inertial_params(robot, inertial_params, bodies, filename)
+        robot, armature = _armature_parameters(robot)
+        inertial.update(armature)
     names = state_names(robot, filename)
     symbols = slot_symbols(robot, names)
     slots = robot.slots
     n_q, n = sum(s.n_q for s in slots), sum(s.n_v for s in slots)
     joint_q = [symbols[j.name][0][0] for j in robot.movable]
-    params = friction_parameters(robot)
+    params = {**friction_parameters(robot), **inertial}
     free_damping = _quaternion_damping(m, robot, symbols, n, enabled=not flags & DISABLE_DAMPER)
     springs, spring_params = _springs(m, robot, joint_q, enabled=not flags & DISABLE_SPRING)
     params.update(spring_params)
@@ -95,7 +111,7 @@ def load_mjcf(
     T, V, fric = energies(robot, names, frames)
     fric = tuple(f + extra for f, extra in zip(fric, free_damping[0])) if free_damping[1] else fric
     half = sympy.Rational(1, 2)
-    T = T + sympy.Add(*(half * number(a) * symbol(names[n_q + k]) ** 2 for k, a in enumerate(robot.armature) if a))
+    T = T + sympy.Add(*(half * _value(a) * symbol(names[n_q + k]) ** 2 for k, a in enumerate(robot.armature) if a))
     g = math.sqrt(sum(float(v) ** 2 for v in m.opt.gravity))
     if flags & DISABLE_GRAVITY or g == 0:
         V = V.subs(symbol("g"), 0)
@@ -119,9 +135,30 @@ def load_mjcf(
         tree=robot,
         constraints=_equalities(m, robot, joint_q) or None,
     )
+    if inertial:  # a parameter τ does not depend on is a zero column of the regressor, no mistake
+        model = replace(model, unused_params=tuple(p for p in model.unused_params if p not in inertial))
     if not m.nu and not robot.bases:  # one torque per speed (B_u = I), named after its joint, not u1 … un
         model = joint_torques(model, inputs)
     return model
+
+
+def _armature_parameters(robot: Any) -> tuple:
+    """``(robot, {name: default})``: each joint's non-zero armature the parameter ``armature_<joint>`` (one per
+    joint, on each of its dofs: MuJoCo's ``armature`` is a joint's), in :attr:`Robot.armature`."""
+    armature, params = list(robot.armature), {}
+    for slot in robot.slots:
+        value = armature[slot.v]
+        if value == 0:
+            continue
+        name = ARMATURE_PREFIX + joint_label(slot.joint)
+        params[name] = value
+        armature[slot.v : slot.v + slot.n_v] = [symbol(name)] * slot.n_v
+    return replace(robot, armature=tuple(armature)), params
+
+
+def _value(a: object) -> sympy.Expr:
+    """An armature: a number (:func:`number`) or its parameter."""
+    return a if isinstance(a, sympy.Basic) else number(a)  # type: ignore[arg-type]
 
 
 def _equalities(m: Any, robot: Any, joint_q: list) -> tuple:
@@ -179,12 +216,13 @@ def _springs(m: Any, robot: Any, coordinates: list, enabled: bool) -> tuple:
 
 #: Keys of a TOML model file's ``[mjcf]`` table, and the other tables such a file may have.
 MJCF_TABLE_KEYS = ("file", "actuators")
-MJCF_FILE_KEYS = ("mjcf", "params")
+MJCF_FILE_KEYS = ("mjcf", "params", "inertial_params")
 
 
 def load_mjcf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     """A TOML model file that points at an MJCF file: ``[mjcf]`` with ``file`` (relative to the TOML file) and
-    optionally ``actuators = false`` (:func:`load_mjcf`); ``[params]`` may change parameter defaults."""
+    optionally ``actuators = false`` (:func:`load_mjcf`); ``[params]`` may change parameter defaults;
+    ``inertial_params = [...]`` as :func:`load_mjcf` takes it."""
     table = check_table_keys(data, path, "mjcf", MJCF_FILE_KEYS, MJCF_TABLE_KEYS, 'file = "robot.xml"')
     file = table.get("file")
     if not isinstance(file, str) or not file:
@@ -192,5 +230,10 @@ def load_mjcf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     actuators = table.get("actuators", True)
     if not isinstance(actuators, bool):
         raise ModelFileError(f"{path}: [mjcf]: 'actuators' must be true or false, got {actuators!r}")
-    model = load_mjcf(Path(path).parent / file, name=name, source=source, actuators=actuators)
+    inertial = data.get("inertial_params")
+    if inertial is not None and not (
+        isinstance(inertial, list) and all(isinstance(link, str) for link in inertial) or inertial == "all"
+    ):
+        raise ModelFileError(f"{path}: 'inertial_params' must be a list of body names (or \"all\")")
+    model = load_mjcf(Path(path).parent / file, name=name, source=source, actuators=actuators, inertial_params=inertial)
     return with_param_table(model, data.get("params", {}), path)

@@ -75,7 +75,9 @@ Conventions of the model (``docs/robots.md`` is the user's page)
   Damping and friction of floating and planar joints are ignored.
 * The numbers of the file (lengths, masses, inertias) are baked into ``T`` and
   ``V`` as floats (an integral value such as ``0.0`` or ``1.0`` as an exact
-  integer, so zero terms vanish).
+  integer, so zero terms vanish); with ``inertial_params`` the chosen moving
+  links' masses, first moments and inertias (the links fixed to them lumped in)
+  are parameters instead (:mod:`sls.model.inertial`, :mod:`sls.readers.inertial`).
 * A link fixed to its parent (``fixed`` joint) moves with it: it is a body of
   its own with the composed constant transform, which is the same as merging
   its inertia into the parent's. Links fixed to the world never move: their

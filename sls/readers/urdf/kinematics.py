@@ -8,6 +8,7 @@ import sympy
 
 from sls.algebra.expressions import symbol
 from sls.model.free_flyer import rotation_matrix
+from sls.model.inertial import body_symbols, owners
 from sls.model.tree import BALL, FREE, Inertial, Robot, rpy_matrix
 from sls.readers.urdf.naming import (
     DAMPING_PREFIX,
@@ -168,10 +169,22 @@ def energies(robot: Robot, names: list, frames: dict | None = None) -> tuple:
     g = symbol("g")
     frames = frames or forward(robot, names)
     kinetic, potential = [], []
+    symbolic = set(robot.inertial_params)
+    lumped = (
+        {link for link, place in owners(robot).items() if place is not None and place[0] in symbolic}
+        if symbolic
+        else set()
+    )
     for joint in robot.joints:
         inertial = robot.inertials[joint.child]
         omega, velocity, vertical, height, moves = frames[joint.child]
-        if moves and inertial is not None:
+        if joint.child in symbolic:  # its parameters (the links fixed to it included), sls.model.inertial
+            T, V = _parameter_energies(joint.child, omega, velocity, vertical, height, g)
+            kinetic.append(T)
+            potential.append(V)
+        elif joint.child in lumped:
+            continue
+        elif moves and inertial is not None:
             T, V = _body_energies(inertial, omega, velocity, vertical, height, g)
             kinetic.append(T)
             potential.append(V)
@@ -209,6 +222,18 @@ def _body_energies(
                 terms.append(inertia[a][b] * omega[a] * omega[b])
     potential = mass * g * (height + _dot(vertical, com)) if mass != 0 else sympy.Integer(0)
     return sympy.Add(*terms), potential
+
+
+def _parameter_energies(
+    link: str, omega: list, velocity: list, vertical: list, height: sympy.Expr, g: sympy.Symbol
+) -> tuple:
+    """``½ m |v|² + v·(ω × h) + ½ ωᵀ I ω`` and ``g (m h₀ + z·h)`` of a moving link whose inertial parameters are
+    symbols (``m``, ``h = m c`` and ``I`` about its origin, :func:`~sls.model.inertial.body_symbols`)."""
+    m, h, inertia = body_symbols(link)
+    half = sympy.Rational(1, 2)
+    spin = sympy.Add(*(omega[a] * inertia[a][b] * omega[b] for a in range(3) for b in range(3)))
+    T = half * m * _dot(velocity, velocity) + _dot(velocity, _cross(omega, list(h))) + half * spin
+    return T, g * (m * height + _dot(vertical, list(h)))
 
 
 def input_map(robot: Robot, names: list, frames: dict | None = None) -> tuple:

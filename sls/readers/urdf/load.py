@@ -20,6 +20,7 @@ from sls.readers.common import (
     with_param_table,
     with_params,
 )
+from sls.readers.inertial import with_inertial_params
 from sls.readers.urdf.actuation import API_NAMES, TOML_NAMES, actuate
 from sls.readers.urdf.contacts import contact_defaults, contact_places, contact_specs
 from sls.readers.urdf.document import xml_root
@@ -53,6 +54,7 @@ def load_urdf(
     srdf: str | Path | None = None,
     stance: str | None = None,
     base_wrench: bool = False,
+    inertial_params: Sequence[str] | str | None = None,
 ) -> Model:
     """Read a URDF file (or its ``text``) into a model; errors start with the file name.
 
@@ -83,6 +85,13 @@ def load_urdf(
     robot is driven (:mod:`sls.readers.urdf.actuation`); own inputs not named are unactuated. ``params``
     gives other defaults to the robot's parameters and values to those of the actuation.
 
+    ``inertial_params`` names links (a list, or a comma-separated string; ``"all"``: every moving link) whose ten
+    inertial parameters become parameters of the model, ``<link>_m``, ``<link>_mcx``, ``<link>_mcy``, ``<link>_mcz``,
+    ``<link>_Ixx``, ``<link>_Ixy``, ``<link>_Iyy``, ``<link>_Ixz``, ``<link>_Iyz``, ``<link>_Izz`` (Pinocchio's
+    ``Inertia.toDynamicParameters`` order: mass, first moment, inertia about the link's origin, in its frame), the
+    file's values their defaults; the links fixed to a named link are part of its parameters
+    (:mod:`sls.model.inertial`).
+
     A xacro file (``robot.urdf.xacro``) is expanded first by the ``xacro`` package
     (:func:`~sls.readers.urdf.xacro_files.expand_xacro`) with the arguments ``xacro_args`` (``{name: value}``),
     its packages found in ``package_paths``.
@@ -106,6 +115,7 @@ def load_urdf(
         drive=drive,
         stances=_stances(srdf, stance),
         base_wrench=base_wrench,
+        inertial_params=inertial_params,
     )
     return model if params is None else with_params(model, params, f"{filename}: params")
 
@@ -149,6 +159,7 @@ def _robot_model(
     drive: Drive | None,
     stances: tuple | None = None,
     base_wrench: bool = False,
+    inertial_params: Sequence[str] | str | None = None,
 ) -> Model:
     """The model of the robot in ``text`` (read from ``path``), driven through its own inputs or ``drive``, with
     its ``frames`` and ``contacts`` (see :func:`load_urdf`); ``contact_at`` is ``(places, what)``: the contacts'
@@ -159,8 +170,11 @@ def _robot_model(
             f"{filename}: base orientation must be one of {', '.join(BASE_ORIENTATIONS)}, got {base_orientation!r}"
         )
     robot = parse_urdf(text, filename, floating_base=floating_base, base_orientation=base_orientation)
+    inertial: dict = {}
+    if inertial_params is not None:
+        robot, inertial = with_inertial_params(robot, inertial_params, file_links(robot, text, filename), filename)
     names = state_names(robot, filename)
-    parameters = friction_parameters(robot)
+    parameters = {**friction_parameters(robot), **inertial}
     motion = forward(robot, names)
     inputs, forces = input_map(robot, names, motion)
     check_generated_names(robot, names, parameters, inputs, filename)
@@ -193,6 +207,8 @@ def _robot_model(
         source=source or f"URDF file {path.name}",
         tree=robot,
     )
+    if inertial:  # a parameter τ does not depend on is a zero column of the regressor, no mistake
+        model = replace(model, unused_params=tuple(p for p in model.unused_params if p not in inertial))
     if frames is not None:
         model = replace(model, frames=frame_names(frames, robot, text, filename))
     if contact_at is not None and contacts is None:
@@ -245,7 +261,7 @@ def _stance_states(robot: Robot, stances: tuple, n_v: int) -> tuple[tuple, tuple
 URDF_TABLE_KEYS = ("file", "floating_base", "base_orientation", "xacro_args", "package_paths")
 URDF_FILE_KEYS = (
     "urdf", "params", "inputs", "actuation", "frames", "contacts", "contact_at", "constraint_stabilization",
-    "srdf", "stance", "base_wrench",
+    "srdf", "stance", "base_wrench", "inertial_params",
 )  # fmt: skip
 
 
@@ -254,7 +270,7 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     file) and optionally ``floating_base = true`` and ``base_orientation``; ``[params]`` may change parameter
     defaults; ``inputs = [...]`` with an ``[actuation]`` table drive the robot through new inputs; ``frames``,
     ``contacts``, ``contact_at`` (a table ``LINK = [x, y, z]``), ``constraint_stabilization``, ``srdf`` (relative
-    to the TOML file), ``stance`` and ``base_wrench`` as :func:`load_urdf` takes them."""
+    to the TOML file), ``stance``, ``base_wrench`` and ``inertial_params`` as :func:`load_urdf` takes them."""
     if "forces" in data:
         raise ModelFileError(
             f"{path}: key 'forces' cannot go with a [urdf] table: the robot's generalized forces come from its "
@@ -271,6 +287,11 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
     if contacts is not None and not (isinstance(contacts, list) and all(isinstance(c, str) for c in contacts)):
         raise ModelFileError(f"{path}: 'contacts' must be a list of LINK, LINK:point or LINK:6d")
     contact_at = data.get("contact_at")
+    inertial = data.get("inertial_params")
+    if inertial is not None and not (
+        isinstance(inertial, list) and all(isinstance(link, str) for link in inertial) or inertial == "all"
+    ):
+        raise ModelFileError(f"{path}: 'inertial_params' must be a list of link names (or \"all\")")
     file, floating = table.get("file"), table.get("floating_base", False)
     if not isinstance(file, str) or not file:
         raise ModelFileError(f"{what}: 'file' must name the URDF file (relative to this file)")
@@ -315,6 +336,7 @@ def load_urdf_table(data: dict, path: Path, *, name: str, source: str) -> Model:
         drive=drive,
         stances=_stances(None if srdf is None else Path(path).parent / srdf, stance, f"{path}: stance"),
         base_wrench=base_wrench,
+        inertial_params=inertial,
     )
     return with_param_table(model, params, path)
 
