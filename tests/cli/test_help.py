@@ -65,6 +65,7 @@ def test_generate_help_shows_the_groups_in_order(tmp_path):
         "--package-path",
         "--no-actuators",
         "--srdf",
+        "--inertial-params",
     ]
     assert "--state" in sections["A model in energies (inline flags)"]
     assert sections["Output and targets"][0] == "--out"
