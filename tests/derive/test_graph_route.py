@@ -31,9 +31,9 @@ def _rel_err(have, want) -> float:
 def test_every_named_array_says_what_the_graph_routes_build_for_it():
     """The graph routes' table of steps covers exactly the arrays function_arrays names, in their order."""
     from sls.derive.graph_route import NEEDS_BY_ARRAY, GraphTerms
-    from sls.derive.named_arrays import ARRAY_NAMES, DIRECTION_ARRAYS, FRAME_ARRAYS, SPEED_ARRAYS
+    from sls.derive.named_arrays import ARRAY_NAMES, DIRECTION_ARRAYS, FRAME_ARRAYS, REGRESSOR_ARRAYS, SPEED_ARRAYS
 
-    assert tuple(NEEDS_BY_ARRAY) == ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS + DIRECTION_ARRAYS
+    assert tuple(NEEDS_BY_ARRAY) == ARRAY_NAMES + SPEED_ARRAYS + FRAME_ARRAYS + REGRESSOR_ARRAYS + DIRECTION_ARRAYS
     assert {step for steps in NEEDS_BY_ARRAY.values() for step in steps} <= set(GraphTerms.ORDER)
 
 
